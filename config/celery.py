@@ -1,0 +1,128 @@
+"""The Celery app (``celery -A config worker``) and the whole queue topology, declared once.
+
+Work flows through one durable queue per pipeline step so that judge workers can be scaled on
+their own (``-Q submission-pipeline.judge``). Every step queue dead-letters into the
+``submission-dlx`` exchange, which routes to ``submission-dlq``: a message a worker rejects
+without requeue (retries exhausted, poison, unknown task) lands there, never in a loop.
+Workers never consume ``submission-dlq``; operators inspect and replay dead letters from the
+database record kept beside it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery, bootsteps
+from kombu import Exchange, Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+PIPELINE_EXCHANGE = Exchange("submission-pipeline", type="direct", durable=True)
+DEAD_LETTER_EXCHANGE = Exchange("submission-dlx", type="direct", durable=True)
+DEAD_LETTER_QUEUE = Queue(
+    "submission-dlq",
+    exchange=DEAD_LETTER_EXCHANGE,
+    routing_key="submission-dlq",
+    durable=True,
+)
+
+INTAKE_QUEUE = "submission-pipeline.intake"
+SCAN_QUEUE = "submission-pipeline.scan"
+JUDGE_QUEUE = "submission-pipeline.judge"
+PUBLISH_QUEUE = "submission-pipeline.publish"
+MAINTENANCE_QUEUE = "skillgate.maintenance"
+STEP_QUEUES = (INTAKE_QUEUE, SCAN_QUEUE, JUDGE_QUEUE, PUBLISH_QUEUE)
+
+
+def _dead_lettering_queue(name: str) -> Queue:
+    return Queue(
+        name,
+        exchange=PIPELINE_EXCHANGE,
+        routing_key=name,
+        durable=True,
+        queue_arguments={
+            "x-dead-letter-exchange": DEAD_LETTER_EXCHANGE.name,
+            "x-dead-letter-routing-key": DEAD_LETTER_QUEUE.routing_key,
+        },
+    )
+
+
+TASK_QUEUES = tuple(_dead_lettering_queue(name) for name in (*STEP_QUEUES, MAINTENANCE_QUEUE))
+
+TASK_ROUTES = {
+    "pipeline.intake": {"queue": INTAKE_QUEUE, "routing_key": INTAKE_QUEUE},
+    "pipeline.scan": {"queue": SCAN_QUEUE, "routing_key": SCAN_QUEUE},
+    "pipeline.judge": {"queue": JUDGE_QUEUE, "routing_key": JUDGE_QUEUE},
+    "pipeline.publish": {"queue": PUBLISH_QUEUE, "routing_key": PUBLISH_QUEUE},
+    "pipeline.sweeps.*": {"queue": MAINTENANCE_QUEUE, "routing_key": MAINTENANCE_QUEUE},
+    "reviews.sweeps.*": {"queue": MAINTENANCE_QUEUE, "routing_key": MAINTENANCE_QUEUE},
+}
+
+# Hard limits stop a wedged step; the soft limit raises inside the task first so the failure
+# is classified and retried like any other transient error.
+TASK_ANNOTATIONS = {
+    "pipeline.scan": {"soft_time_limit": 60, "time_limit": 90},
+    "pipeline.judge": {"soft_time_limit": 240, "time_limit": 300},
+    "pipeline.publish": {"soft_time_limit": 60, "time_limit": 90},
+    "pipeline.intake": {"soft_time_limit": 60, "time_limit": 90},
+}
+
+
+def _is_amqp(broker_url: str) -> bool:
+    return broker_url.split("://", 1)[0] in {"amqp", "amqps", "pyamqp"}
+
+
+app = Celery("config")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.update(
+    task_queues=TASK_QUEUES,
+    task_routes=TASK_ROUTES,
+    task_annotations=TASK_ANNOTATIONS,
+    task_default_queue=MAINTENANCE_QUEUE,
+    task_default_exchange=PIPELINE_EXCHANGE.name,
+    task_default_routing_key=MAINTENANCE_QUEUE,
+    task_create_missing_queues=False,
+    # Messages carry ids only, as JSON.
+    task_serializer="json",
+    accept_content=["json"],
+    result_serializer="json",
+    task_ignore_result=True,
+    # At-least-once delivery: ack after the step ran, requeue when the worker process dies,
+    # reject (→ dead letter) on a final failure, hold one message per worker process.
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    task_acks_on_failure_or_timeout=False,
+    worker_prefetch_multiplier=1,
+    worker_cancel_long_running_tasks_on_connection_loss=True,
+    # Fail fast when the broker is down at publish time: the submission is already committed
+    # and the sweeps dispatch it once the broker is back.
+    broker_connection_timeout=3,
+    task_publish_retry_policy={
+        "max_retries": 2,
+        "interval_start": 0,
+        "interval_step": 0.5,
+        "interval_max": 1,
+    },
+    worker_send_task_events=True,
+    task_send_sent_event=True,
+    enable_utc=True,
+    timezone="UTC",
+)
+if _is_amqp(app.conf.broker_url):
+    app.conf.broker_transport_options = {"confirm_publish": True}
+else:
+    # The embedded SQLAlchemy transport polls its table; poll often enough for snappy steps.
+    app.conf.broker_transport_options = {"polling_interval": 0.2}
+
+
+class DeclareDeadLetterQueue(bootsteps.StartStopStep):
+    """Declares ``submission-dlq`` (never consumed) before the worker rejects anything."""
+
+    requires = {"celery.worker.consumer.tasks:Tasks"}
+
+    def start(self, parent) -> None:
+        DEAD_LETTER_QUEUE(parent.connection.default_channel).declare()
+
+
+app.steps["consumer"].add(DeclareDeadLetterQueue)
+app.autodiscover_tasks()

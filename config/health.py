@@ -1,0 +1,40 @@
+"""Liveness (the process answers) and readiness (the database and the broker answer)."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+
+from config.celery import app
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"status": "ok"})
+
+
+def _database() -> str | None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as exc:
+        return f"{exc.__class__.__name__}: {exc}"
+    return None
+
+
+def _broker() -> str | None:
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+    except Exception as exc:
+        return f"{exc.__class__.__name__}: {exc}"
+    return None
+
+
+def readyz(request: HttpRequest) -> JsonResponse:
+    checks = {"database": _database(), "broker": _broker()}
+    ready = all(error is None for error in checks.values())
+    body = {
+        "status": "ready" if ready else "unavailable",
+        "checks": {name: error or "ok" for name, error in checks.items()},
+    }
+    return JsonResponse(body, status=200 if ready else 503)

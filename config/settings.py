@@ -1,0 +1,189 @@
+"""Skillgate settings: every value comes from the environment, with a safe default.
+
+With no environment at all the system runs on the *embedded default*: a SQLite database and
+kombu's SQLAlchemy transport on a SQLite file as the broker, both under ``var/``. Production
+selects PostgreSQL and RabbitMQ with ``DATABASE_URL`` and ``CELERY_BROKER_URL``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from config.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("SKILLGATE_VAR_DIR", str(BASE_DIR / "var")))
+
+# --- Django core -------------------------------------------------------------------------
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "skillgate-insecure-development-key-change-me")
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "pipeline",
+    "registry",
+    "grading",
+    "reviews",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# --- Database: SQLite file by default, PostgreSQL via DATABASE_URL ----------------------
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'skillgate.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Web, worker and beat share the file: WAL lets readers run beside the one writer, and
+    # IMMEDIATE transactions queue writers on the busy timeout instead of failing to upgrade.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+# Served by WhiteNoise straight from the apps; set DJANGO_STATIC_ROOT to collect them (images).
+STATIC_ROOT = env_str("DJANGO_STATIC_ROOT", "") or None
+WHITENOISE_USE_FINDERS = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+LOGIN_URL = "admin:login"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("SKILLGATE_LOG_LEVEL", "INFO")},
+}
+
+# --- REST API ----------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "submissions": env_str("SKILLGATE_SUBMISSION_RATE", "120/hour"),
+    },
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Skillgate API",
+    "DESCRIPTION": (
+        "Submit agent skills for verification, follow them through the scan → judge → "
+        "review → publish pipeline, and read the registry of published skills."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {"SubmissionStateEnum": "pipeline.states.State"},
+    # Served from this server: the docs work without reaching a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Celery (topology lives in config/celery.py) ----------------------------------------
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}")
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Retry backoff: factor × 2^retries seconds, full jitter, capped at 5 minutes (seeds 000/002).
+SKILLGATE_RETRY_BACKOFF_S = env_int("SKILLGATE_RETRY_BACKOFF_S", 2)
+
+# --- Submissions and bundles ----------------------------------------------------------
+# Seed 003: 50 KB of skill content per submission.
+SKILLGATE_MAX_CONTENT_BYTES = env_int("SKILLGATE_MAX_CONTENT_BYTES", 50 * 1024)
+# JSON escaping can multiply text several times; anything larger is refused with 413 unread.
+DATA_UPLOAD_MAX_MEMORY_SIZE = SKILLGATE_MAX_CONTENT_BYTES * 8 + 64 * 1024
+SKILLGATE_MAX_FILES = env_int("SKILLGATE_MAX_FILES", 200)
+SKILLGATE_MAX_PATH_LENGTH = env_int("SKILLGATE_MAX_PATH_LENGTH", 255)
+# Seed 002 §4.4: the automated phase must end before this deadline.
+SKILLGATE_PIPELINE_DEADLINE_S = env_int("SKILLGATE_PIPELINE_DEADLINE_S", 30 * 60)
+
+SKILLGATE_GIT_ALLOWED_HOSTS = env_list(
+    "SKILLGATE_GIT_ALLOWED_HOSTS", ["github.com", "gitlab.com", "codeberg.org", "bitbucket.org"]
+)
+SKILLGATE_GIT_ALLOW_FILE_URLS = env_bool("SKILLGATE_GIT_ALLOW_FILE_URLS", False)
+SKILLGATE_GIT_TIMEOUT_S = env_float("SKILLGATE_GIT_TIMEOUT_S", 30.0)
+SKILLGATE_GIT_MAX_REPO_BYTES = env_int("SKILLGATE_GIT_MAX_REPO_BYTES", 50 * 1024 * 1024)
+# Vendor skills with their scripts and references are often larger than the inline limit.
+SKILLGATE_GIT_MAX_BUNDLE_BYTES = env_int("SKILLGATE_GIT_MAX_BUNDLE_BYTES", 2 * 1024 * 1024)
+
+# --- Grading and the decision policy --------------------------------------------------
+SKILLGATE_AUTO_APPROVE_MIN_SCORE = env_int("SKILLGATE_AUTO_APPROVE_MIN_SCORE", 80)
+SKILLGATE_REVIEW_MIN_SCORE = env_int("SKILLGATE_REVIEW_MIN_SCORE", 60)
+SKILLGATE_JUDGE = env_str("SKILLGATE_JUDGE", "heuristic")
+SKILLGATE_LLM_BASE_URL = env_str("SKILLGATE_LLM_BASE_URL", "http://127.0.0.1:11434/v1")
+SKILLGATE_LLM_MODEL = env_str("SKILLGATE_LLM_MODEL", "llama3.1")
+SKILLGATE_LLM_API_KEY = env_str("SKILLGATE_LLM_API_KEY", "not-needed")
+SKILLGATE_LLM_TIMEOUT_S = env_float("SKILLGATE_LLM_TIMEOUT_S", 60.0)
+
+# --- Operators ----------------------------------------------------------------------------
+SKILLGATE_FLOWER_URL = env_str("SKILLGATE_FLOWER_URL", "http://127.0.0.1:5555")

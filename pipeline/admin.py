@@ -1,0 +1,133 @@
+"""Operator views of the pipeline. Everything here is read-only: states change only through
+pipeline services (reviewers act in the review queue)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from pipeline.models import (
+    ProcessingAttempt,
+    ScanResult,
+    Submission,
+    SubmissionStateEvent,
+)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+class EventInline(ReadOnlyInline):
+    model = SubmissionStateEvent
+    fields = ("created_at", "from_state", "to_state", "trigger", "actor", "actor_type", "metadata")
+    readonly_fields = fields
+    ordering = ("created_at", "id")
+
+
+class ScanInline(ReadOnlyInline):
+    model = ScanResult
+    fields = ("tier", "verdict", "score", "engine", "engine_version", "duration_ms", "is_late")
+    readonly_fields = fields
+
+
+class AttemptInline(ReadOnlyInline):
+    model = ProcessingAttempt
+    fields = (
+        "started_at",
+        "task_name",
+        "attempt",
+        "status",
+        "error_class",
+        "worker",
+        "finished_at",
+    )
+    readonly_fields = fields
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Submission)
+class SubmissionAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "skill_owner",
+        "skill_name",
+        "state",
+        "outcome_code",
+        "submitter",
+        "created_at",
+    )
+    list_filter = ("state", "source_kind", "outcome_kind")
+    search_fields = ("id", "skill_owner", "skill_name", "repo_url", "submitter__username")
+    list_select_related = ("submitter",)
+    date_hierarchy = "created_at"
+    inlines = (EventInline, ScanInline, AttemptInline)
+    readonly_fields = (
+        "id",
+        "state",
+        "skill_owner",
+        "skill_name",
+        "source_kind",
+        "repo_url",
+        "skill_path",
+        "ref",
+        "resolved_commit",
+        "submitter",
+        "bundle",
+        "deadline_at",
+        "outcome_kind",
+        "outcome_code",
+        "outcome_message",
+        "published_version",
+        "created_at",
+        "updated_at",
+        "state_changed_at",
+    )
+
+
+@admin.register(SubmissionStateEvent)
+class SubmissionStateEventAdmin(ReadOnlyAdmin):
+    list_display = (
+        "created_at",
+        "submission",
+        "from_state",
+        "to_state",
+        "trigger",
+        "actor",
+        "actor_type",
+    )
+    list_filter = ("to_state", "actor_type", "trigger")
+    search_fields = ("submission__id", "actor", "trigger")
+    list_select_related = ("submission",)
+
+
+@admin.register(ProcessingAttempt)
+class ProcessingAttemptAdmin(ReadOnlyAdmin):
+    list_display = (
+        "started_at",
+        "submission",
+        "task_name",
+        "attempt",
+        "status",
+        "error_class",
+        "worker",
+    )
+    list_filter = ("status", "error_class", "task_name")
+    list_select_related = ("submission",)

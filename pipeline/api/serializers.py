@@ -1,0 +1,213 @@
+"""Submission API shapes (snake_case JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.reverse import reverse
+
+from pipeline.models import ScanResult, Submission, SubmissionStateEvent
+from pipeline.selectors import staleness
+
+
+class StrictTextField(serializers.CharField):
+    """A file's text: must be a JSON string (no numbers coerced), kept byte for byte."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_blank=True, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            raise serializers.ValidationError("must be the file's text as a string")
+        return super().to_internal_value(data)
+
+
+class SubmissionCreateSerializer(serializers.Serializer):
+    files = serializers.DictField(
+        child=StrictTextField(),
+        required=False,
+        help_text='Inline source: {"SKILL.md": "…", "scripts/run.py": "…"}.',
+    )
+    repo_url = serializers.CharField(
+        required=False, allow_blank=True, max_length=500, help_text="Git source: https URL."
+    )
+    skill_path = serializers.CharField(
+        required=False, allow_blank=True, max_length=255, help_text="Folder of the skill."
+    )
+    ref = serializers.CharField(
+        required=False, allow_blank=True, max_length=255, help_text="Branch, tag or commit."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(self.initial_data, dict):
+            raise serializers.ValidationError("send a JSON object")
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if unknown:
+            raise serializers.ValidationError(
+                {
+                    name: ["unknown field; allowed: files, repo_url, skill_path, ref"]
+                    for name in unknown
+                }
+            )
+        return attrs
+
+
+class EventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SubmissionStateEvent
+        fields = (
+            "from_state",
+            "to_state",
+            "trigger",
+            "actor",
+            "actor_type",
+            "metadata",
+            "created_at",
+        )
+
+
+class Tier1ScanSerializer(serializers.ModelSerializer):
+    high_privilege = serializers.SerializerMethodField()
+    privileges = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ScanResult
+        fields = (
+            "verdict",
+            "findings",
+            "high_privilege",
+            "privileges",
+            "engine",
+            "engine_version",
+            "duration_ms",
+            "is_late",
+            "created_at",
+        )
+
+    def get_high_privilege(self, scan: ScanResult) -> bool:
+        return bool(scan.details.get("high_privilege"))
+
+    def get_privileges(self, scan: ScanResult) -> list[str]:
+        return list(scan.details.get("privileges", []))
+
+
+class Tier2ScanSerializer(serializers.ModelSerializer):
+    concerns = serializers.JSONField(source="findings")
+    criteria = serializers.SerializerMethodField()
+    confidence = serializers.SerializerMethodField()
+    prompt_version = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ScanResult
+        fields = (
+            "verdict",
+            "score",
+            "concerns",
+            "criteria",
+            "confidence",
+            "engine",
+            "engine_version",
+            "prompt_version",
+            "duration_ms",
+            "is_late",
+            "created_at",
+        )
+
+    def get_criteria(self, scan: ScanResult) -> dict[str, int]:
+        return dict(scan.details.get("criteria", {}))
+
+    def get_confidence(self, scan: ScanResult) -> float | None:
+        return scan.details.get("confidence")
+
+    def get_prompt_version(self, scan: ScanResult) -> str:
+        return str(scan.details.get("prompt_version", ""))
+
+
+class SubmissionSummarySerializer(serializers.ModelSerializer):
+    skill = serializers.SerializerMethodField()
+    outcome = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = ("id", "url", "state", "skill", "outcome", "created_at", "updated_at")
+
+    @extend_schema_field(
+        {"type": "object", "properties": {"owner": {"type": "string"}, "name": {"type": "string"}}}
+    )
+    def get_skill(self, submission: Submission) -> dict[str, str]:
+        return {"owner": submission.skill_owner, "name": submission.skill_name}
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_outcome(self, submission: Submission) -> dict[str, str] | None:
+        outcome = submission.outcome
+        return outcome.as_dict() if outcome else None
+
+    def get_url(self, submission: Submission) -> str:
+        return reverse(
+            "submission-detail", args=[submission.pk], request=self.context.get("request")
+        )
+
+
+class SubmissionDetailSerializer(SubmissionSummarySerializer):
+    source = serializers.SerializerMethodField()
+    bundle_sha256 = serializers.CharField(source="bundle_id")
+    scans = serializers.SerializerMethodField()
+    version = serializers.SerializerMethodField()
+    staleness = serializers.SerializerMethodField()
+
+    class Meta(SubmissionSummarySerializer.Meta):
+        fields = (
+            "id", "url", "state", "skill", "source", "bundle_sha256", "outcome", "scans",
+            "version", "staleness", "deadline_at", "created_at", "updated_at",
+        )  # fmt: skip
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_source(self, submission: Submission) -> dict[str, str]:
+        if submission.source_kind == Submission.SourceKind.INLINE:
+            return {"kind": "inline"}
+        return {
+            "kind": "git",
+            "repo_url": submission.repo_url,
+            "skill_path": submission.skill_path,
+            "ref": submission.ref,
+            "commit": submission.resolved_commit,
+        }
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_scans(self, submission: Submission) -> dict[str, Any]:
+        scans = list(submission.scans.all())
+        current = {scan.tier: scan for scan in scans if not scan.is_late}
+        late = [scan for scan in scans if scan.is_late]
+        tier1, tier2 = current.get(ScanResult.Tier.TIER1), current.get(ScanResult.Tier.TIER2)
+        return {
+            "tier1": Tier1ScanSerializer(tier1).data if tier1 else None,
+            "tier2": Tier2ScanSerializer(tier2).data if tier2 else None,
+            "late": [
+                (Tier1ScanSerializer if scan.tier == 1 else Tier2ScanSerializer)(scan).data
+                for scan in late
+            ],
+        }
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_version(self, submission: Submission) -> dict[str, str] | None:
+        version = submission.published_version
+        if version is None:
+            return None
+        skill = version.skill
+        return {
+            "version": version.version,
+            "url": reverse(
+                "skill-version",
+                args=[skill.owner, skill.name, version.version],
+                request=self.context.get("request"),
+            ),
+        }
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_staleness(self, submission: Submission) -> dict[str, object] | None:
+        return staleness(submission, timezone.now())

@@ -1,0 +1,77 @@
+"""Submission endpoints: thin adapters over pipeline services and selectors."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from pipeline.api.serializers import (
+    EventSerializer,
+    SubmissionCreateSerializer,
+    SubmissionDetailSerializer,
+    SubmissionSummarySerializer,
+)
+from pipeline.selectors import visible_submissions
+from pipeline.services.submissions import SubmissionRequest, create_submission
+from pipeline.states import reachable_from
+
+
+class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Your submissions (staff see all). Anyone else's submission answers 404."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_scope = "submissions"
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        queryset = visible_submissions(self.request.user)
+        if self.action == "retrieve":
+            return queryset.prefetch_related("scans")
+        return queryset
+
+    def get_serializer_class(self):  # type: ignore[no-untyped-def]
+        if self.action == "create":
+            return SubmissionCreateSerializer
+        if self.action == "list":
+            return SubmissionSummarySerializer
+        return SubmissionDetailSerializer
+
+    def get_throttles(self):  # type: ignore[no-untyped-def]
+        return super().get_throttles() if self.action == "create" else []
+
+    @extend_schema(
+        request=SubmissionCreateSerializer,
+        responses={201: SubmissionDetailSerializer},
+        summary="Submit a skill (inline files or a git repository)",
+    )
+    def create(self, request: Request) -> Response:
+        serializer = SubmissionCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        submission = create_submission(
+            request.user, SubmissionRequest(**serializer.validated_data), trigger="api-submission"
+        )
+        submission = self.get_queryset().prefetch_related("scans").get(pk=submission.pk)
+        body = SubmissionDetailSerializer(submission, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
+
+    @extend_schema(responses=EventSerializer(many=True), summary="The audit trail, oldest first")
+    @action(detail=True, methods=["get"])
+    def events(self, request: Request, pk: str | None = None) -> Response:
+        submission = self.get_object()
+        return Response(EventSerializer(submission.events.all(), many=True).data)
+
+    @extend_schema(
+        responses=inline_serializer(
+            "Transitions",
+            {"state": serializers.CharField(), "transitions": serializers.ListField()},
+        ),
+        summary="States reachable from the current one (seed 004)",
+    )
+    @action(detail=True, methods=["get"])
+    def transitions(self, request: Request, pk: str | None = None) -> Response:
+        submission = self.get_object()
+        return Response(
+            {"state": submission.state, "transitions": reachable_from(submission.state)}
+        )

@@ -1,0 +1,218 @@
+"""Pipeline records: submissions, their append-only audit trail, scan results, processing
+attempts (seed 001's in-flight records, as rows) and dead letters."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from pipeline.outcomes import Outcome, OutcomeKind
+from pipeline.states import AUTOMATED_STATES, ActorType, State
+
+_AUTOMATED = Q(state__in=[state.value for state in AUTOMATED_STATES])
+
+
+class Submission(models.Model):
+    class SourceKind(models.TextChoices):
+        INLINE = "inline"
+        GIT = "git"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.RECEIVED)
+    skill_owner = models.CharField(max_length=100)
+    skill_name = models.CharField(max_length=64)
+    source_kind = models.CharField(max_length=8, choices=SourceKind.choices)
+    repo_url = models.CharField(max_length=500, blank=True)
+    skill_path = models.CharField(max_length=255, blank=True)
+    ref = models.CharField(max_length=255, blank=True)
+    resolved_commit = models.CharField(max_length=64, blank=True)
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="submissions"
+    )
+    bundle = models.ForeignKey(
+        "registry.BundleSnapshot", on_delete=models.PROTECT, related_name="submissions"
+    )
+    deadline_at = models.DateTimeField(help_text="End of the automated phase (seed 002 §4.4).")
+    outcome_kind = models.CharField(max_length=8, choices=OutcomeKind.choices, blank=True)
+    outcome_code = models.CharField(max_length=32, blank=True)
+    outcome_message = models.TextField(blank=True)
+    published_version = models.ForeignKey(
+        "registry.SkillVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="submissions",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    state_changed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ("-created_at",)
+        indexes = [
+            models.Index(fields=["submitter", "-created_at"], name="submission_by_submitter"),
+            models.Index(
+                fields=["state_changed_at"], condition=_AUTOMATED, name="submission_automated_age"
+            ),
+            models.Index(
+                fields=["deadline_at"], condition=_AUTOMATED, name="submission_automated_deadline"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.skill_owner}/{self.skill_name} [{self.state}] {self.id}"
+
+    @property
+    def bundle_sha256(self) -> str:
+        return self.bundle_id
+
+    @property
+    def outcome(self) -> Outcome | None:
+        if not self.outcome_kind:
+            return None
+        return Outcome(self.outcome_kind, self.outcome_code, self.outcome_message)
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs):  # type: ignore[no-untyped-def]
+        raise TypeError("audit events are append-only: they cannot be updated")
+
+    def delete(self):  # type: ignore[no-untyped-def]
+        raise TypeError("audit events are append-only: they cannot be deleted")
+
+
+class SubmissionStateEvent(models.Model):
+    """One state change (seed 000 §5.1). Never updated or deleted, in Python or in PostgreSQL."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="events")
+    # Null for the first event, as in seed 000 §5.2 ("fromState": null).
+    from_state = models.CharField(  # noqa: DJ001
+        max_length=20, choices=State.choices, null=True, blank=True
+    )
+    to_state = models.CharField(max_length=20, choices=State.choices)
+    trigger = models.CharField(max_length=64)
+    actor = models.CharField(max_length=150)
+    actor_type = models.CharField(max_length=8, choices=ActorType.choices)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("created_at", "id")
+        indexes = [models.Index(fields=["submission", "created_at"], name="event_by_submission")]
+
+    def __str__(self) -> str:
+        return f"{self.from_state or '∅'} → {self.to_state} ({self.trigger})"
+
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not self._state.adding:
+            raise TypeError("audit events are append-only: they cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise TypeError("audit events are append-only: they cannot be deleted")
+
+
+class ScanResult(models.Model):
+    class Tier(models.IntegerChoices):
+        TIER1 = 1, "Tier 1 (rules)"
+        TIER2 = 2, "Tier 2 (judge)"
+
+    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="scans")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    verdict = models.CharField(max_length=16)
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    findings = models.JSONField(default=list, blank=True, help_text="Tier 1 findings or concerns.")
+    details = models.JSONField(default=dict, blank=True)
+    engine = models.CharField(max_length=64)
+    engine_version = models.CharField(max_length=128)
+    duration_ms = models.FloatField()
+    is_late = models.BooleanField(
+        default=False, help_text="Finished after the submission had already been timed out."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("submission", "tier", "created_at")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "tier"],
+                condition=Q(is_late=False),
+                name="one_scan_result_per_tier",
+            )
+        ]
+
+    def __str__(self) -> str:
+        late = " (late)" if self.is_late else ""
+        return (
+            f"tier {self.tier} {self.verdict} {self.score if self.score is not None else ''}{late}"
+        )
+
+
+class ProcessingAttempt(models.Model):
+    """One run of one pipeline step on one submission (seed 001's in-flight record)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="attempts")
+    stage = models.CharField(max_length=20, choices=State.choices)
+    task_name = models.CharField(max_length=64)
+    task_id = models.CharField(max_length=64, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    attempt = models.PositiveSmallIntegerField(default=1, help_text="1 + retries so far.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    error_class = models.CharField(max_length=32, blank=True)
+    error_message = models.TextField(blank=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-started_at",)
+        indexes = [
+            models.Index(
+                fields=["submission", "-started_at"],
+                condition=Q(status="running"),
+                name="attempt_running",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_name} #{self.attempt} {self.status}"
+
+
+class DeadLetter(models.Model):
+    """A message the pipeline gave up on; the broker holds a copy in ``submission-dlq``."""
+
+    class Reason(models.TextChoices):
+        RETRIES_EXHAUSTED = "retries_exhausted", "Retries exhausted"
+        CRASH_LOOP = "crash_loop", "Worker died on it repeatedly"
+        POISON = "poison", "Undecodable or unknown message"
+
+    submission = models.ForeignKey(
+        Submission, null=True, blank=True, on_delete=models.PROTECT, related_name="dead_letters"
+    )
+    task_name = models.CharField(max_length=128, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    stage = models.CharField(max_length=20, blank=True)
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    error_class = models.CharField(max_length=32, blank=True)
+    error_message = models.TextField(blank=True)
+    traceback = models.TextField(blank=True)
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    replayed_at = models.DateTimeField(null=True, blank=True)
+    replayed_by = models.CharField(max_length=150, blank=True)
+    replay_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"{self.task_name or 'message'} {self.reason} {self.created_at:%Y-%m-%d %H:%M}"

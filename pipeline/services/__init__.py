@@ -1,0 +1,1 @@
+"""Pipeline rules as plain functions; tasks, views, admin actions and commands call these."""

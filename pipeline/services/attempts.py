@@ -1,0 +1,94 @@
+"""In-flight attempts (seed 001's ``inflight:{id}`` records, as rows): which step runs on which
+submission, where, since when, and how the last one failed."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.db import DatabaseError, connection
+from django.utils import timezone
+
+from pipeline.errors import ErrorClass, classify
+from pipeline.models import ProcessingAttempt, Submission
+
+logger = logging.getLogger(__name__)
+
+# A message whose worker died this many times is a poison pill, not bad luck.
+MAX_LOST_DELIVERIES = 3
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """Where a step runs: filled from the Celery request by the task adapter."""
+
+    task_name: str
+    task_id: str = ""
+    worker: str = ""
+    attempt: int = 1
+
+
+class CrashLoopDetected(Exception):
+    """The worker process died on this message again and again: stop redelivering it."""
+
+
+@contextmanager
+def tracked_attempt(submission: Submission, context: StepContext) -> Iterator[ProcessingAttempt]:
+    """Record the attempt as running, then as succeeded or failed with its error class."""
+    lost = _mark_lost_deliveries(context.task_id)
+    if lost >= MAX_LOST_DELIVERIES:
+        raise CrashLoopDetected(
+            f"the worker died {lost} times running {context.task_name} on this submission"
+        )
+    attempt = ProcessingAttempt.objects.create(
+        submission=submission,
+        stage=submission.state,
+        task_name=context.task_name,
+        task_id=context.task_id,
+        worker=context.worker,
+        attempt=context.attempt,
+        started_at=timezone.now(),
+    )
+    try:
+        yield attempt
+    except BaseException as exc:
+        _finish(attempt, ProcessingAttempt.Status.FAILED, classify(exc, attempt.stage), str(exc))
+        raise
+    _finish(attempt, ProcessingAttempt.Status.SUCCEEDED)
+
+
+def _mark_lost_deliveries(task_id: str) -> int:
+    """A redelivered message keeps its task id: an attempt of it still 'running' died with its
+    worker. Mark those, and return how many deliveries of this message were lost so far."""
+    if not task_id:
+        return 0
+    ProcessingAttempt.objects.filter(
+        task_id=task_id, status=ProcessingAttempt.Status.RUNNING
+    ).update(
+        status=ProcessingAttempt.Status.FAILED,
+        error_class=ErrorClass.WORKER_LOST,
+        error_message="the worker process died or lost its broker connection mid-step",
+        finished_at=timezone.now(),
+    )
+    return ProcessingAttempt.objects.filter(
+        task_id=task_id, error_class=ErrorClass.WORKER_LOST
+    ).count()
+
+
+def _finish(
+    attempt: ProcessingAttempt, status: str, error_class: str = "", error_message: str = ""
+) -> None:
+    try:
+        ProcessingAttempt.objects.filter(pk=attempt.pk).update(
+            status=status,
+            error_class=error_class,
+            error_message=error_message[:2000],
+            finished_at=timezone.now(),
+        )
+    except DatabaseError:
+        # The database itself failed (the usual reason we are here): drop the broken
+        # connection; the step is retried and the next attempt marks this one.
+        logger.warning("could not record the end of attempt %s", attempt.pk, exc_info=True)
+        connection.close()

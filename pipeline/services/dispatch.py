@@ -1,0 +1,59 @@
+"""Sending a submission's remaining steps to the broker, as one Celery chain of id-only tasks."""
+
+from __future__ import annotations
+
+import logging
+from uuid import UUID
+
+from celery import chain, current_app
+from django.db import transaction
+
+from pipeline.states import State
+
+logger = logging.getLogger(__name__)
+
+PIPELINE_STEPS = ("pipeline.intake", "pipeline.scan", "pipeline.judge", "pipeline.publish")
+_FIRST_STEP = {
+    State.RECEIVED: 0,
+    State.TIER1_SCANNING: 1,
+    State.TIER2_SCANNING: 2,
+    State.AUTO_APPROVED: 3,
+    State.VENDOR_APPROVED: 3,
+}
+
+
+def steps_from(state: str) -> tuple[str, ...]:
+    """The steps still to run for a submission in ``state`` (none outside automated states)."""
+    first = _FIRST_STEP.get(State(state))
+    return () if first is None else PIPELINE_STEPS[first:]
+
+
+def dispatch(submission_id: UUID | str, state: str) -> bool:
+    """Send the chain of remaining steps; raise if the broker refuses it. False if none."""
+    steps = steps_from(state)
+    if not steps:
+        return False
+    signatures = [
+        current_app.signature(name, args=(str(submission_id),), immutable=True) for name in steps
+    ]
+    chain(*signatures).apply_async()
+    return True
+
+
+def try_dispatch(submission_id: UUID | str, state: str) -> bool:
+    """Dispatch, but leave the submission to the sweeps when the broker is unreachable."""
+    try:
+        return dispatch(submission_id, state)
+    except Exception:
+        logger.warning(
+            "could not dispatch submission %s from %s; the recovery sweep will retry",
+            submission_id,
+            state,
+            exc_info=True,
+        )
+        return False
+
+
+def dispatch_after_commit(submission_id: UUID | str, state: str) -> None:
+    """Dispatch once the surrounding transaction commits, so a worker never sees a missing row."""
+    transaction.on_commit(lambda: try_dispatch(submission_id, state))

@@ -1,0 +1,74 @@
+"""Giving up on a step: the dead-letter record and the submission's error outcome."""
+
+from __future__ import annotations
+
+import logging
+
+from pipeline.errors import classify
+from pipeline.models import DeadLetter, Submission
+from pipeline.outcomes import Outcome, OutcomeCode
+from pipeline.services.attempts import CrashLoopDetected
+from pipeline.services.steps import STEP_STAGES
+from pipeline.states import State
+from pipeline.transitions import Actor, Change, TransitionConflict, transition
+
+logger = logging.getLogger(__name__)
+
+
+def give_up(
+    submission_id: str | None,
+    *,
+    task_name: str,
+    task_id: str,
+    exc: BaseException,
+    traceback: str,
+    retries: int,
+) -> DeadLetter:
+    """Record the dead letter and end the submission REJECTED / RETRIES_EXHAUSTED, if it still
+    waits for the step that failed (another delivery may have finished it meanwhile)."""
+    submission = Submission.objects.filter(pk=submission_id).first() if submission_id else None
+    stage = submission.state if submission else ""
+    error_class = classify(exc, stage)
+    reason = (
+        DeadLetter.Reason.CRASH_LOOP
+        if isinstance(exc, CrashLoopDetected)
+        else DeadLetter.Reason.RETRIES_EXHAUSTED
+    )
+    letter = DeadLetter.objects.create(
+        submission=submission,
+        task_name=task_name,
+        task_id=task_id,
+        stage=stage,
+        reason=reason,
+        error_class=error_class,
+        error_message=f"{exc.__class__.__name__}: {exc}"[:2000],
+        traceback=traceback[-10000:],
+        payload={"args": [submission_id] if submission_id else [], "retries": retries},
+    )
+    if submission is not None and stage in STEP_STAGES.get(task_name, ()):
+        attempts = retries + 1
+        try:
+            transition(
+                submission.pk,
+                Change(
+                    State(stage),
+                    State.REJECTED,
+                    "retries-exhausted",
+                    Actor.system(),
+                    metadata={
+                        "task": task_name,
+                        "error_class": error_class,
+                        "attempts": attempts,
+                        "dead_letter_id": letter.pk,
+                    },
+                    outcome=Outcome.error(
+                        OutcomeCode.RETRIES_EXHAUSTED,
+                        f"We could not process this submission: {task_name.split('.')[-1]} "
+                        f"failed {attempts} time(s) ({error_class}). This is our failure, not "
+                        "a verdict on your skill; please resubmit it.",
+                    ),
+                ),
+            )
+        except TransitionConflict as conflict:
+            logger.info("give-up transition skipped: %s", conflict)
+    return letter

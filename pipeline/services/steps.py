@@ -1,0 +1,309 @@
+"""The pipeline's steps: intake → scan → judge → publish.
+
+Each step reads the submission's current state and does nothing unless the submission is
+waiting for it, so a redelivered or replayed message is harmless. A step stores its result and
+moves the state in one transaction: a crash before the commit leaves nothing behind, and of
+two deliveries racing on the same step exactly one commits. A result that arrives after the
+submission was timed out or given up on is stored marked *late* and changes nothing
+(seed 002 §4.5).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from grading import policy, tier1
+from grading.judges import get_judge
+from grading.types import Decision, Finding, Judgement, Tier1Report
+from pipeline.models import ScanResult, Submission
+from pipeline.outcomes import Outcome, OutcomeCode
+from pipeline.services.attempts import StepContext, tracked_attempt
+from pipeline.states import TERMINAL_STATES, State
+from pipeline.transitions import Actor, Change, TransitionConflict, transition
+from registry import services as registry
+from registry.models import SkillVersion
+from reviews.services import open_review
+
+logger = logging.getLogger(__name__)
+
+STEP_STAGES: dict[str, frozenset[State]] = {
+    "pipeline.intake": frozenset({State.RECEIVED}),
+    "pipeline.scan": frozenset({State.TIER1_SCANNING}),
+    "pipeline.judge": frozenset({State.TIER2_SCANNING}),
+    "pipeline.publish": frozenset({State.AUTO_APPROVED, State.VENDOR_APPROVED}),
+}
+_TOP_FINDINGS = 3
+
+
+def run_intake(submission_id: str, context: StepContext) -> None:
+    """RECEIVED → VENDOR_APPROVED for trusted organisations' repositories, else TIER1_SCANNING."""
+    submission = _waiting_for(submission_id, context)
+    if submission is None:
+        return
+    with tracked_attempt(submission, context):
+        if submission.source_kind == Submission.SourceKind.GIT and registry.is_trusted_org(
+            submission.skill_owner
+        ):
+            change = Change(
+                State.RECEIVED,
+                State.VENDOR_APPROVED,
+                "vendor-auto-verify",
+                Actor.system(),
+                metadata={"org": submission.skill_owner},
+            )
+        else:
+            change = Change(
+                State.RECEIVED, State.TIER1_SCANNING, "non-vendor-submission", Actor.system()
+            )
+        _apply(submission, change)
+
+
+def run_scan(submission_id: str, context: StepContext) -> None:
+    """Tier 1: TIER1_SCANNING → TIER2_SCANNING on PASS, → TIER1_FAILED (final) on FAIL."""
+    submission = _waiting_for(submission_id, context)
+    if submission is None:
+        return
+    with tracked_attempt(submission, context):
+        report = tier1.scan(submission.bundle.as_bundle().scan_input())
+        result = _tier1_result(submission, report)
+        metadata = {"findings": len(report.findings), "duration_ms": round(report.duration_ms, 1)}
+        if report.verdict == "PASS":
+            change = Change(
+                State.TIER1_SCANNING, State.TIER2_SCANNING, "tier1-pass", Actor.worker(), metadata
+            )
+        else:
+            change = Change(
+                State.TIER1_SCANNING,
+                State.TIER1_FAILED,
+                "tier1-fail",
+                Actor.worker(),
+                {**metadata, "critical": _summaries(_blocking(report.findings))},
+                outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
+            )
+        _store_and_apply(submission, result, change)
+
+
+def run_judge(submission_id: str, context: StepContext) -> None:
+    """Tier 2: the judge's score and the decision policy pick AUTO_APPROVED, NEEDS_REVIEW or
+    REJECTED."""
+    submission = _waiting_for(submission_id, context)
+    if submission is None:
+        return
+    with tracked_attempt(submission, context):
+        report = tier1_report(submission)
+        judgement = get_judge().judge(submission.bundle.as_bundle().scan_input(), report)
+        decision = policy.decide(
+            report,
+            judgement,
+            auto_approve_min=settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE,
+            review_min=settings.SKILLGATE_REVIEW_MIN_SCORE,
+        )
+        result = _tier2_result(submission, judgement, decision)
+        opens_review = decision.outcome == "review"
+        _store_and_apply(
+            submission,
+            result,
+            _judge_change(judgement, decision),
+            then=(lambda: open_review(submission, decision, report, judgement))
+            if opens_review
+            else None,
+        )
+
+
+def run_publish(submission_id: str, context: StepContext) -> None:
+    """AUTO_APPROVED / VENDOR_APPROVED → PUBLISHED with its version assigned."""
+    submission = _waiting_for(submission_id, context)
+    if submission is None:
+        return
+    channel = (
+        SkillVersion.Channel.VENDOR
+        if submission.state == State.VENDOR_APPROVED
+        else SkillVersion.Channel.AUTOMATIC
+    )
+    with tracked_attempt(submission, context):
+        try:
+            publish(submission, channel, Actor.system())
+        except TransitionConflict as conflict:
+            logger.info("publish of %s skipped: %s", submission.pk, conflict)
+
+
+def publish(submission: Submission, channel: str, actor: Actor) -> SkillVersion:
+    """Assign the version and move to PUBLISHED in one transaction (also used by reviewers)."""
+    with transaction.atomic():
+        publication = registry.publish_version(submission, channel)
+        version = publication.version
+        transition(
+            submission.pk,
+            Change(
+                State(submission.state),
+                State.PUBLISHED,
+                "publish-complete" if actor.type != "admin" else "reviewer-approved",
+                actor,
+                metadata={
+                    "version": version.version,
+                    "skill_id": version.skill_id,
+                    "new_version": publication.created,
+                },
+                outcome=Outcome.verdict(
+                    OutcomeCode.PUBLISHED,
+                    f"Published as {submission.skill_owner}/{submission.skill_name}"
+                    f"@{version.version}"
+                    + ("" if publication.created else " (identical to the latest version)"),
+                ),
+                updates={"published_version": version},
+            ),
+        )
+    return version
+
+
+def tier1_report(submission: Submission) -> Tier1Report:
+    """The stored Tier 1 report of the submission, as the judge and the reviewers see it."""
+    scan = submission.scans.get(tier=ScanResult.Tier.TIER1, is_late=False)
+    return Tier1Report(
+        verdict=scan.verdict,  # type: ignore[arg-type]
+        findings=tuple(Finding(**finding) for finding in scan.findings),
+        high_privilege=bool(scan.details.get("high_privilege")),
+        privileges=tuple(scan.details.get("privileges", ())),
+        engine_version=scan.engine_version,
+        duration_ms=scan.duration_ms,
+    )
+
+
+def _waiting_for(submission_id: str, context: StepContext) -> Submission | None:
+    """The submission if it waits for this step, else None (already done, or moved on)."""
+    submission = Submission.objects.select_related("bundle").filter(pk=submission_id).first()
+    if submission is None:
+        logger.warning("%s: submission %s does not exist", context.task_name, submission_id)
+        return None
+    if submission.state not in STEP_STAGES[context.task_name]:
+        logger.info(
+            "%s: submission %s is %s, nothing to do",
+            context.task_name,
+            submission_id,
+            submission.state,
+        )
+        return None
+    return submission
+
+
+def _apply(submission: Submission, change: Change) -> None:
+    try:
+        transition(submission.pk, change)
+    except TransitionConflict as conflict:
+        logger.info("%s skipped: %s", change.trigger, conflict)
+
+
+def _store_and_apply(
+    submission: Submission,
+    result: ScanResult,
+    change: Change,
+    then: Callable[[], object] | None = None,
+) -> None:
+    """Save the result, transition and run ``then`` together; keep a late result when the
+    submission was timed out or given up on in the meantime."""
+    try:
+        with transaction.atomic():
+            result.save()
+            transition(submission.pk, change)
+            if then is not None:
+                then()
+    except TransitionConflict as conflict:
+        if conflict.actual in TERMINAL_STATES:
+            result.pk = None
+            result.is_late = True
+            result.save()
+            logger.info("stored a late tier %s result for %s", result.tier, submission.pk)
+        else:
+            logger.info("%s skipped: %s", change.trigger, conflict)
+
+
+def _tier1_result(submission: Submission, report: Tier1Report) -> ScanResult:
+    return ScanResult(
+        submission=submission,
+        tier=ScanResult.Tier.TIER1,
+        verdict=report.verdict,
+        findings=[finding.to_dict() for finding in report.findings],
+        details={"high_privilege": report.high_privilege, "privileges": list(report.privileges)},
+        engine="tier1-rules",
+        engine_version=report.engine_version,
+        duration_ms=report.duration_ms,
+    )
+
+
+def _tier2_result(submission: Submission, judgement: Judgement, decision: Decision) -> ScanResult:
+    return ScanResult(
+        submission=submission,
+        tier=ScanResult.Tier.TIER2,
+        verdict=judgement.verdict,
+        score=judgement.score,
+        findings=[concern.to_dict() for concern in judgement.concerns],
+        details={
+            "criteria": judgement.criteria,
+            "confidence": judgement.confidence,
+            "prompt_version": judgement.prompt_version,
+            "decision": decision.outcome,
+            "reasons": list(decision.reasons),
+            "notes": judgement.notes,
+        },
+        engine=judgement.provider,
+        engine_version=f"{judgement.model} {judgement.prompt_version}",
+        duration_ms=judgement.duration_ms,
+    )
+
+
+def _judge_change(judgement: Judgement, decision: Decision) -> Change:
+    metadata: dict[str, Any] = {
+        "score": judgement.score,
+        "model": judgement.model,
+        "provider": judgement.provider,
+        "reasons": list(decision.reasons),
+    }
+    if decision.outcome == "auto_approve":
+        return Change(
+            State.TIER2_SCANNING, State.AUTO_APPROVED, "tier2-pass", Actor.worker(), metadata
+        )
+    if decision.outcome == "review":
+        return Change(
+            State.TIER2_SCANNING,
+            State.NEEDS_REVIEW,
+            "tier2-concerns",
+            Actor.worker(),
+            {**metadata, "concerns": len(judgement.concerns)},
+        )
+    return Change(
+        State.TIER2_SCANNING,
+        State.REJECTED,
+        "tier2-fail",
+        Actor.worker(),
+        metadata,
+        outcome=Outcome.verdict(
+            OutcomeCode.SCORE_TOO_LOW,
+            f"The judge scored this skill {judgement.score}/100, below the "
+            f"{settings.SKILLGATE_REVIEW_MIN_SCORE} needed for review. Main concerns: "
+            + (
+                "; ".join(f"{c.category} in {c.file}" for c in judgement.concerns[:_TOP_FINDINGS])
+                or "none listed"
+            ),
+        ),
+    )
+
+
+def _blocking(findings: tuple[Finding, ...]) -> list[Finding]:
+    return [f for f in findings if f.severity == "critical" and f.confidence == "high"]
+
+
+def _summaries(findings: list[Finding]) -> list[str]:
+    return [f"{f.rule_id} at {f.file}:{f.line}" for f in findings[:_TOP_FINDINGS]]
+
+
+def _tier1_message(report: Tier1Report) -> str:
+    blocking = _blocking(report.findings)
+    return (
+        f"Tier 1 found {len(blocking)} critical issue(s): {', '.join(_summaries(blocking))}. "
+        "This verdict is final for this bundle."
+    )

@@ -1,0 +1,2 @@
+"""Where a skill's files come from: an inline upload or a shallow git fetch. Either way the
+result is one validated Bundle, snapshotted once for every tier."""

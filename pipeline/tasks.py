@@ -1,0 +1,62 @@
+"""Celery tasks: thin adapters from a message (a submission id) to a pipeline step.
+
+Routing, queues and time limits are declared in ``config/celery.py``. Retries use Celery's own
+exponential backoff with full jitter, for transient failures only; when a step gives up, the
+dead letter is recorded here and the worker rejects the message into ``submission-dlq``.
+"""
+
+from __future__ import annotations
+
+from celery import Task, shared_task
+from django.conf import settings
+
+from pipeline.errors import TRANSIENT_EXCEPTIONS
+from pipeline.services import failures, steps
+from pipeline.services.attempts import StepContext
+
+
+class PipelineStep(Task):
+    autoretry_for = TRANSIENT_EXCEPTIONS
+    max_retries = 3
+    retry_backoff = settings.SKILLGATE_RETRY_BACKOFF_S
+    retry_backoff_max = 300
+    retry_jitter = True
+
+    def step_context(self) -> StepContext:
+        request = self.request
+        return StepContext(
+            task_name=self.name,
+            task_id=request.id or "",
+            worker=request.hostname or "",
+            attempt=(request.retries or 0) + 1,
+        )
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:  # type: ignore[no-untyped-def]
+        failures.give_up(
+            args[0] if args else None,
+            task_name=self.name,
+            task_id=task_id,
+            exc=exc,
+            traceback=str(einfo),
+            retries=self.request.retries or 0,
+        )
+
+
+@shared_task(bind=True, base=PipelineStep, name="pipeline.intake")
+def intake(self: PipelineStep, submission_id: str) -> None:
+    steps.run_intake(submission_id, self.step_context())
+
+
+@shared_task(bind=True, base=PipelineStep, name="pipeline.scan")
+def scan(self: PipelineStep, submission_id: str) -> None:
+    steps.run_scan(submission_id, self.step_context())
+
+
+@shared_task(bind=True, base=PipelineStep, name="pipeline.judge")
+def judge(self: PipelineStep, submission_id: str) -> None:
+    steps.run_judge(submission_id, self.step_context())
+
+
+@shared_task(bind=True, base=PipelineStep, name="pipeline.publish")
+def publish(self: PipelineStep, submission_id: str) -> None:
+    steps.run_publish(submission_id, self.step_context())

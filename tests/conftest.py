@@ -1,0 +1,49 @@
+"""Fixtures shared by every tier."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _real_services_when_required(django_db_setup, django_db_blocker):
+    """Under ``make test`` (and so in CI) the database must be the real PostgreSQL: a missing
+    server fails the run instead of quietly falling back to SQLite."""
+    if os.environ.get("SKILLGATE_REQUIRE_REAL_SERVICES") != "1":
+        return
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        assert connection.vendor == "postgresql", (
+            f"tests must run on PostgreSQL under make test, got {connection.vendor}; "
+            "is DATABASE_URL set and scripts/services.sh run?"
+        )
+
+
+@pytest.fixture
+def make_user(db):
+    def make(username: str = "alice", *, staff: bool = False, **extra):
+        user = get_user_model().objects.create_user(
+            username=username, password="pw-for-tests", is_staff=staff, **extra
+        )
+        return user
+
+    return make
+
+
+@pytest.fixture
+def client_for():
+    """An API client authenticated with the user's token, as an author's script would be."""
+
+    def make(user) -> APIClient:
+        client = APIClient()
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    return make

@@ -1,0 +1,167 @@
+"""The real moving parts for integration and browser tests: Celery worker processes, a web
+server and the broker, started as separate OS processes against the test database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+def database_url() -> str:
+    """The URL of the test database pytest-django created, for child processes."""
+    db = connection.settings_dict
+    return (
+        f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
+
+
+def stack_environment(**overrides: str) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "SKILLGATE_RETRY_BACKOFF_S": "1",
+        "SKILLGATE_GIT_ALLOW_FILE_URLS": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.update(overrides)
+    return env
+
+
+class ManagedProcess:
+    """A child process whose output is kept in a log file under test-artifacts/."""
+
+    def __init__(self, name: str, command: list[str], env: dict[str, str]) -> None:
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.name = name
+        self.command = command
+        self.env = env
+        self.log_path = ARTIFACTS / f"{name}.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            self.command,
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def wait_for_log(self, text: str, timeout: float = 60, after: int = 0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.log()[after:]:
+                return
+            if self.process and self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited early:\n{self.log()[-3000:]}")
+            time.sleep(0.1)
+        raise TimeoutError(f"{self.name} never logged {text!r}:\n{self.log()[-3000:]}")
+
+    def stop(self, timeout: float = 20) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(5)
+
+
+class Worker(ManagedProcess):
+    """``celery -A config worker``: prefork pool, the production settings, its own name."""
+
+    def __init__(self, env: dict[str, str], concurrency: int = 2, queues: str = "") -> None:
+        self.node = f"test-{uuid.uuid4().hex[:8]}@%h"
+        command = [
+            sys.executable, "-m", "celery", "-A", "config", "worker",
+            "--loglevel", "INFO", "--concurrency", str(concurrency), "-n", self.node,
+            "--without-gossip", "--without-mingle",
+        ]  # fmt: skip
+        if queues:
+            command += ["-Q", queues]
+        super().__init__(f"worker-{self.node.split('@')[0]}", command, env)
+
+    def start(self) -> None:
+        mark = len(self.log())
+        super().start()
+        self.wait_for_log(" ready.", after=mark)
+
+    def child_pids(self) -> list[int]:
+        assert self.process is not None
+        out = subprocess.run(
+            ["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True
+        ).stdout
+        return [int(pid) for pid in out.split()]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class WebServer(ManagedProcess):
+    """gunicorn serving config.wsgi, as in production."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.port = free_port()
+        super().__init__(
+            f"web-{self.port}",
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--workers",
+                "2",
+                "--access-logfile",
+                "-",
+            ],
+            env,
+        )
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        super().start()
+        self.wait_for_log("Booting worker")
+
+
+def wait_until(
+    predicate: Callable[[], object],
+    timeout: float = 60,
+    interval: float = 0.1,
+    message: str = "condition",
+) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout}s waiting for {message}")

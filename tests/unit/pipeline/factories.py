@@ -1,0 +1,41 @@
+"""Submissions in a given state, built through the real services where it matters."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from pipeline.models import Submission
+from pipeline.states import State
+from pipeline.transitions import Actor, record_received
+from registry.bundles import Bundle
+from registry.services import store_snapshot
+from tests.support.skills import benign_files
+
+
+def submission_in(
+    state: State,
+    submitter,
+    *,
+    files: dict[str, str] | None = None,
+    name: str = "note-taker",
+    repo_url: str = "",
+) -> Submission:
+    """A submission row placed directly in ``state`` (with its RECEIVED event), for tests of
+    what happens *from* that state."""
+    now = timezone.now()
+    bundle = Bundle.from_texts(files or benign_files(name))
+    submission = Submission.objects.create(
+        skill_owner=submitter.username.lower() if not repo_url else "someorg",
+        skill_name=name,
+        source_kind=Submission.SourceKind.GIT if repo_url else Submission.SourceKind.INLINE,
+        repo_url=repo_url,
+        submitter=submitter,
+        bundle=store_snapshot(bundle),
+        deadline_at=now + timedelta(minutes=30),
+        state=state,
+        state_changed_at=now,
+    )
+    record_received(submission, "test", Actor.system())
+    return submission

@@ -1,0 +1,134 @@
+"""The steps, run in-process: what each does from its state, and that repeats are harmless."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.models import ScanResult, SubmissionStateEvent
+from pipeline.outcomes import Outcome, OutcomeCode
+from pipeline.services import steps
+from pipeline.services.attempts import StepContext
+from pipeline.states import State
+from pipeline.transitions import Actor, Change, transition
+from registry.models import SkillVersion
+from tests.support.skills import benign_files, tier1_failing_files
+from tests.unit.pipeline.factories import submission_in
+
+pytestmark = pytest.mark.django_db
+
+
+def ctx(task: str, task_id: str = "t-1") -> StepContext:
+    return StepContext(task_name=task, task_id=task_id, worker="test@host")
+
+
+def run_all(submission_id) -> None:
+    for name, step in (
+        ("pipeline.intake", steps.run_intake),
+        ("pipeline.scan", steps.run_scan),
+        ("pipeline.judge", steps.run_judge),
+        ("pipeline.publish", steps.run_publish),
+    ):
+        step(str(submission_id), ctx(name, f"{name}-id"))
+
+
+def trail(submission) -> list[tuple[str | None, str, str]]:
+    return [(e.from_state, e.to_state, e.trigger) for e in submission.events.all()]
+
+
+def test_a_benign_inline_skill_goes_all_the_way_to_published(make_user):
+    submission = submission_in(State.RECEIVED, make_user("alice"))
+    run_all(submission.pk)
+    submission.refresh_from_db()
+    assert trail(submission) == [
+        (None, "RECEIVED", "test"),
+        ("RECEIVED", "TIER1_SCANNING", "non-vendor-submission"),
+        ("TIER1_SCANNING", "TIER2_SCANNING", "tier1-pass"),
+        ("TIER2_SCANNING", "AUTO_APPROVED", "tier2-pass"),
+        ("AUTO_APPROVED", "PUBLISHED", "publish-complete"),
+    ]
+    assert submission.published_version.version == "1.0.0"
+    assert submission.outcome.code == OutcomeCode.PUBLISHED
+    assert [a.status for a in submission.attempts.order_by("started_at")] == ["succeeded"] * 4
+
+
+def test_a_tier1_failure_is_final_and_explains_itself(make_user):
+    submission = submission_in(State.RECEIVED, make_user(), files=tier1_failing_files())
+    run_all(submission.pk)
+    submission.refresh_from_db()
+    assert submission.state == State.TIER1_FAILED
+    assert submission.outcome.kind == "verdict"
+    assert "SKILL.md:" in submission.outcome.message
+    assert not submission.scans.filter(tier=2).exists()
+
+
+def test_vendor_repositories_skip_scanning(make_user):
+    submission = submission_in(State.RECEIVED, make_user(), repo_url="https://github.com/x/y")
+    submission.skill_owner = "OpenAI"
+    submission.save(update_fields=["skill_owner"])
+    run_all(submission.pk)
+    submission.refresh_from_db()
+    assert [e[1] for e in trail(submission)] == ["RECEIVED", "VENDOR_APPROVED", "PUBLISHED"]
+    assert submission.events.get(to_state="VENDOR_APPROVED").metadata == {"org": "OpenAI"}
+    assert submission.published_version.channel == SkillVersion.Channel.VENDOR
+    assert not submission.scans.exists()
+
+
+def test_inline_submissions_never_take_the_vendor_path(make_user):
+    submission = submission_in(State.RECEIVED, make_user("anthropics"))
+    steps.run_intake(str(submission.pk), ctx("pipeline.intake"))
+    submission.refresh_from_db()
+    assert submission.state == State.TIER1_SCANNING
+
+
+def test_every_step_run_twice_changes_nothing_the_second_time(make_user):
+    submission = submission_in(State.RECEIVED, make_user())
+    run_all(submission.pk)
+    events_before = SubmissionStateEvent.objects.filter(submission=submission).count()
+    run_all(submission.pk)
+    assert SubmissionStateEvent.objects.filter(submission=submission).count() == events_before
+    assert ScanResult.objects.filter(submission=submission).count() == 2
+    assert SkillVersion.objects.filter(submission=submission).count() == 1
+
+
+def test_a_result_after_a_timeout_is_kept_as_late_and_changes_no_state(make_user, monkeypatch):
+    submission = submission_in(State.TIER1_SCANNING, make_user())
+    real_scan = steps.tier1.scan
+
+    def scan_then_time_out(files):
+        report = real_scan(files)
+        transition(
+            submission.pk,
+            Change(
+                State.TIER1_SCANNING,
+                State.REJECTED,
+                "sla-timeout",
+                Actor.system(),
+                outcome=Outcome.error(OutcomeCode.SLA_TIMEOUT, "deadline passed"),
+            ),
+        )
+        return report
+
+    monkeypatch.setattr(steps.tier1, "scan", scan_then_time_out)
+    steps.run_scan(str(submission.pk), ctx("pipeline.scan"))
+    submission.refresh_from_db()
+    assert submission.state == State.REJECTED
+    assert [(s.tier, s.is_late) for s in submission.scans.all()] == [(1, True)]
+
+
+def test_a_skill_in_the_review_band_opens_a_review(make_user, settings):
+    settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE = 101
+    submission = submission_in(State.RECEIVED, make_user())
+    run_all(submission.pk)
+    submission.refresh_from_db()
+    assert submission.state == State.NEEDS_REVIEW
+    assert submission.review.reasons
+
+
+def test_a_low_score_is_rejected_with_a_verdict(make_user, settings):
+    settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE = 101
+    settings.SKILLGATE_REVIEW_MIN_SCORE = 101
+    submission = submission_in(State.RECEIVED, make_user(), files=benign_files())
+    run_all(submission.pk)
+    submission.refresh_from_db()
+    assert submission.state == State.REJECTED
+    assert (submission.outcome.kind, submission.outcome.code) == ("verdict", "SCORE_TOO_LOW")
