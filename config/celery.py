@@ -68,6 +68,14 @@ TASK_ANNOTATIONS = {
 }
 
 
+FAST_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 0.5,
+}
+
+
 def _is_amqp(broker_url: str) -> bool:
     return broker_url.split("://", 1)[0] in {"amqp", "amqps", "pyamqp"}
 
@@ -94,15 +102,16 @@ app.conf.update(
     task_acks_on_failure_or_timeout=False,
     worker_prefetch_multiplier=1,
     worker_cancel_long_running_tasks_on_connection_loss=True,
-    # Fail fast when the broker is down at publish time: the submission is already committed
-    # and the sweeps dispatch it once the broker is back.
+    # Workers publishing the next step ride out a broker restart (~25 s of retries); API
+    # requests and sweeps pass FAST_PUBLISH_RETRY_POLICY instead and leave the rest to sweeps.
     broker_connection_timeout=3,
     task_publish_retry_policy={
-        "max_retries": 2,
+        "max_retries": 10,
         "interval_start": 0,
-        "interval_step": 0.5,
-        "interval_max": 1,
+        "interval_step": 1,
+        "interval_max": 3,
     },
+    worker_consumer="pipeline.consumer:DeadLetteringConsumer",
     worker_send_task_events=True,
     task_send_sent_event=True,
     enable_utc=True,

@@ -176,6 +176,15 @@ SKILLGATE_GIT_MAX_REPO_BYTES = env_int("SKILLGATE_GIT_MAX_REPO_BYTES", 50 * 1024
 # Vendor skills with their scripts and references are often larger than the inline limit.
 SKILLGATE_GIT_MAX_BUNDLE_BYTES = env_int("SKILLGATE_GIT_MAX_BUNDLE_BYTES", 2 * 1024 * 1024)
 
+# --- Sweeps (seed 001 stuck recovery, seed 002 deadlines) -----------------------------
+SKILLGATE_STUCK_AFTER_S = env_int("SKILLGATE_STUCK_AFTER_S", 5 * 60)
+SKILLGATE_RECOVERY_MAX_TRIES = env_int("SKILLGATE_RECOVERY_MAX_TRIES", 3)
+# Between recovery tries: base × 2^(try − 1), so 1, 2, 4 minutes by default.
+SKILLGATE_RECOVERY_BACKOFF_S = env_int("SKILLGATE_RECOVERY_BACKOFF_S", 60)
+# A submission the broker never confirmed is re-sent after this grace period.
+SKILLGATE_UNDELIVERED_AFTER_S = env_int("SKILLGATE_UNDELIVERED_AFTER_S", 10)
+SKILLGATE_SWEEP_BATCH = env_int("SKILLGATE_SWEEP_BATCH", 500)
+
 # --- Grading and the decision policy --------------------------------------------------
 SKILLGATE_AUTO_APPROVE_MIN_SCORE = env_int("SKILLGATE_AUTO_APPROVE_MIN_SCORE", 80)
 SKILLGATE_REVIEW_MIN_SCORE = env_int("SKILLGATE_REVIEW_MIN_SCORE", 60)
@@ -186,4 +195,5 @@ SKILLGATE_LLM_API_KEY = env_str("SKILLGATE_LLM_API_KEY", "not-needed")
 SKILLGATE_LLM_TIMEOUT_S = env_float("SKILLGATE_LLM_TIMEOUT_S", 60.0)
 
 # --- Operators ----------------------------------------------------------------------------
-SKILLGATE_FLOWER_URL = env_str("SKILLGATE_FLOWER_URL", "http://127.0.0.1:5555")
+# When set, /metrics requires "Authorization: Bearer <token>" (Prometheus bearer_token).
+SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "")

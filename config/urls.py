@@ -3,10 +3,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.health import healthz, readyz
+from pipeline.prometheus import metrics_view
 
 api_v1 = [
     path("", include("pipeline.api.urls")),
     path("", include("registry.api.urls")),
+    path("", include("reviews.api.urls")),
 ]
 
 urlpatterns = [
@@ -16,4 +18,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
 ]

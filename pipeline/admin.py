@@ -3,14 +3,16 @@ pipeline services (reviewers act in the review queue)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 
 from pipeline.models import (
+    DeadLetter,
     ProcessingAttempt,
     ScanResult,
     Submission,
     SubmissionStateEvent,
 )
+from pipeline.services.dead_letters import replay
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -21,8 +23,8 @@ class ReadOnlyInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False
+    def has_replay_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return request.user.has_perm("pipeline.change_deadletter")
 
 
 class EventInline(ReadOnlyInline):
@@ -56,8 +58,8 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
-        return False
+    def has_replay_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return request.user.has_perm("pipeline.change_deadletter")
 
     def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
@@ -131,3 +133,60 @@ class ProcessingAttemptAdmin(ReadOnlyAdmin):
     )
     list_filter = ("status", "error_class", "task_name")
     list_select_related = ("submission",)
+
+
+@admin.register(DeadLetter)
+class DeadLetterAdmin(ReadOnlyAdmin):
+    list_display = (
+        "created_at",
+        "reason",
+        "task_name",
+        "submission",
+        "stage",
+        "error_class",
+        "replay_count",
+        "replayed_at",
+    )
+    list_filter = (
+        "reason",
+        "error_class",
+        "task_name",
+        ("replayed_at", admin.EmptyFieldListFilter),
+    )
+    search_fields = ("submission__id", "task_id", "error_message")
+    list_select_related = ("submission",)
+    readonly_fields = (
+        "created_at",
+        "reason",
+        "task_name",
+        "task_id",
+        "submission",
+        "stage",
+        "error_class",
+        "error_message",
+        "traceback",
+        "payload",
+        "replay_count",
+        "replayed_at",
+        "replayed_by",
+    )
+    actions = ("replay_selected",)
+
+    @admin.action(
+        description="Replay: resume each submission from its current state",
+        permissions=["replay"],
+    )
+    def replay_selected(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+        for letter in queryset.select_related("submission"):
+            try:
+                result = replay(letter, actor=request.user.get_username())
+            except Exception as exc:
+                self.message_user(
+                    request, f"#{letter.pk}: broker unavailable ({exc})", messages.ERROR
+                )
+                return
+            level = messages.SUCCESS if result.replayed else messages.WARNING
+            self.message_user(request, f"#{letter.pk}: {result.message}", level)
+
+    def has_replay_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return request.user.has_perm("pipeline.change_deadletter")

@@ -12,7 +12,7 @@ from django.db.models import Q
 from pipeline.outcomes import Outcome, OutcomeKind
 from pipeline.states import AUTOMATED_STATES, ActorType, State
 
-_AUTOMATED = Q(state__in=[state.value for state in AUTOMATED_STATES])
+_AUTOMATED = Q(state__in=sorted(state.value for state in AUTOMATED_STATES))
 
 
 class Submission(models.Model):
@@ -49,6 +49,15 @@ class Submission(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     state_changed_at = models.DateTimeField()
+    dispatched_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the broker confirmed the first step's message."
+    )
+    recovery_attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Stuck-recovery re-dispatches so far (seed 001: budget of 3)."
+    )
+    recovery_next_at = models.DateTimeField(
+        null=True, blank=True, help_text="No stuck recovery before this (backoff)."
+    )
 
     class Meta:
         ordering = ("-created_at",)
@@ -59,6 +68,11 @@ class Submission(models.Model):
             ),
             models.Index(
                 fields=["deadline_at"], condition=_AUTOMATED, name="submission_automated_deadline"
+            ),
+            models.Index(
+                fields=["created_at"],
+                condition=Q(state=State.RECEIVED, dispatched_at__isnull=True),
+                name="submission_undelivered",
             ),
         ]
 
@@ -97,13 +111,19 @@ class SubmissionStateEvent(models.Model):
     actor = models.CharField(max_length=150)
     actor_type = models.CharField(max_length=8, choices=ActorType.choices)
     metadata = models.JSONField(default=dict, blank=True)
+    dwell_ms = models.FloatField(
+        null=True, blank=True, help_text="Time spent in from_state: the stage's duration."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AppendOnlyQuerySet.as_manager()
 
     class Meta:
         ordering = ("created_at", "id")
-        indexes = [models.Index(fields=["submission", "created_at"], name="event_by_submission")]
+        indexes = [
+            models.Index(fields=["submission", "created_at"], name="event_by_submission"),
+            models.Index(fields=["created_at", "to_state"], name="event_by_time"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.from_state or '∅'} → {self.to_state} ({self.trigger})"
@@ -176,6 +196,7 @@ class ProcessingAttempt(models.Model):
     class Meta:
         ordering = ("-started_at",)
         indexes = [
+            models.Index(fields=["started_at"], name="attempt_by_time"),
             models.Index(
                 fields=["submission", "-started_at"],
                 condition=Q(status="running"),
@@ -216,3 +237,22 @@ class DeadLetter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.task_name or 'message'} {self.reason} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class TimeoutBucket(models.Model):
+    """Failures per classification per hour, pre-aggregated with an atomic upsert (seed 001
+    AD-004) so the metrics read 24 rows a class instead of scanning attempts."""
+
+    hour = models.DateTimeField()
+    classification = models.CharField(max_length=32)
+    count = models.PositiveIntegerField(default=0)
+    total_duration_ms = models.FloatField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hour", "classification"], name="timeout_bucket_key")
+        ]
+        ordering = ("-hour", "classification")
+
+    def __str__(self) -> str:
+        return f"{self.hour:%Y-%m-%d %H}:00 {self.classification} ×{self.count}"

@@ -11,7 +11,7 @@ from celery import Task, shared_task
 from django.conf import settings
 
 from pipeline.errors import TRANSIENT_EXCEPTIONS
-from pipeline.services import failures, steps
+from pipeline.services import failures, steps, sweeps
 from pipeline.services.attempts import StepContext
 
 
@@ -60,3 +60,25 @@ def judge(self: PipelineStep, submission_id: str) -> None:
 @shared_task(bind=True, base=PipelineStep, name="pipeline.publish")
 def publish(self: PipelineStep, submission_id: str) -> None:
     steps.run_publish(submission_id, self.step_context())
+
+
+@shared_task(name="pipeline.sweeps.recover_stuck")
+def recover_stuck() -> dict[str, int]:
+    report = sweeps.recover_stuck()
+    return {
+        "examined": report.examined,
+        "redispatched": len(report.acted),
+        "exhausted": len(report.exhausted),
+    }
+
+
+@shared_task(name="pipeline.sweeps.enforce_deadlines")
+def enforce_deadlines() -> dict[str, int]:
+    report = sweeps.enforce_deadlines()
+    return {"examined": report.examined, "timed_out": len(report.acted)}
+
+
+@shared_task(name="pipeline.sweeps.dispatch_undelivered")
+def dispatch_undelivered() -> dict[str, int]:
+    report = sweeps.dispatch_undelivered()
+    return {"examined": report.examined, "dispatched": len(report.acted)}

@@ -121,6 +121,11 @@ def transition(submission_id: object, change: Change) -> SubmissionStateEvent:
             "outcome_message": change.outcome.message,
         }
     with transaction.atomic():
+        entered = (
+            Submission.objects.filter(pk=submission_id, state=change.from_state)
+            .values_list("state_changed_at", flat=True)
+            .first()
+        )
         changed = Submission.objects.filter(pk=submission_id, state=change.from_state).update(
             **fields
         )
@@ -142,6 +147,7 @@ def transition(submission_id: object, change: Change) -> SubmissionStateEvent:
             actor=change.actor.name,
             actor_type=change.actor.type,
             metadata=metadata,
+            dwell_ms=(now - entered).total_seconds() * 1000 if entered else None,
         )
 
 

@@ -10,6 +10,21 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_test_environment, django_db_blocker):
+    """Always create the test database, even for a tier whose tests only use committed data
+    through ``live_db`` (pytest-django would otherwise point them at the real database)."""
+    from django.test.utils import setup_databases, teardown_databases
+
+    with django_db_blocker.unblock():
+        old_config = setup_databases(
+            verbosity=0, interactive=False, keepdb=False, aliases={"default"}
+        )
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(old_config, verbosity=0)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _real_services_when_required(django_db_setup, django_db_blocker):
     """Under ``make test`` (and so in CI) the database must be the real PostgreSQL: a missing

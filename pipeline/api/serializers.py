@@ -12,6 +12,7 @@ from rest_framework.reverse import reverse
 
 from pipeline.models import ScanResult, Submission, SubmissionStateEvent
 from pipeline.selectors import staleness
+from reviews.selectors import review_for_submitter
 
 
 class StrictTextField(serializers.CharField):
@@ -159,11 +160,12 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
     scans = serializers.SerializerMethodField()
     version = serializers.SerializerMethodField()
     staleness = serializers.SerializerMethodField()
+    review = serializers.SerializerMethodField()
 
     class Meta(SubmissionSummarySerializer.Meta):
         fields = (
             "id", "url", "state", "skill", "source", "bundle_sha256", "outcome", "scans",
-            "version", "staleness", "deadline_at", "created_at", "updated_at",
+            "review", "version", "staleness", "deadline_at", "created_at", "updated_at",
         )  # fmt: skip
 
     @extend_schema_field(OpenApiTypes.OBJECT)
@@ -211,3 +213,8 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_staleness(self, submission: Submission) -> dict[str, object] | None:
         return staleness(submission, timezone.now())
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_review(self, submission: Submission) -> dict[str, object] | None:
+        """The Tier 3 review: status, assignee, due date, escalated, decision (or null)."""
+        return review_for_submitter(submission)

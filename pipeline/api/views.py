@@ -28,7 +28,9 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def get_queryset(self):  # type: ignore[no-untyped-def]
         queryset = visible_submissions(self.request.user)
         if self.action == "retrieve":
-            return queryset.prefetch_related("scans")
+            return queryset.select_related(
+                "review__assignee", "review__decided_by"
+            ).prefetch_related("scans")
         return queryset
 
     def get_serializer_class(self):  # type: ignore[no-untyped-def]

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from pipeline.errors import ErrorClass, classify
 from pipeline.models import ProcessingAttempt, Submission
+from pipeline.services.timeouts import record_timeout
 
 logger = logging.getLogger(__name__)
 
@@ -59,12 +60,16 @@ def tracked_attempt(submission: Submission, context: StepContext) -> Iterator[Pr
     _finish(attempt, ProcessingAttempt.Status.SUCCEEDED)
 
 
+def latest_attempt(submission: Submission) -> ProcessingAttempt | None:
+    return submission.attempts.order_by("-started_at").first()
+
+
 def _mark_lost_deliveries(task_id: str) -> int:
     """A redelivered message keeps its task id: an attempt of it still 'running' died with its
     worker. Mark those, and return how many deliveries of this message were lost so far."""
     if not task_id:
         return 0
-    ProcessingAttempt.objects.filter(
+    lost_now = ProcessingAttempt.objects.filter(
         task_id=task_id, status=ProcessingAttempt.Status.RUNNING
     ).update(
         status=ProcessingAttempt.Status.FAILED,
@@ -72,6 +77,8 @@ def _mark_lost_deliveries(task_id: str) -> int:
         error_message="the worker process died or lost its broker connection mid-step",
         finished_at=timezone.now(),
     )
+    for _ in range(lost_now):
+        record_timeout(ErrorClass.WORKER_LOST, 0.0)
     return ProcessingAttempt.objects.filter(
         task_id=task_id, error_class=ErrorClass.WORKER_LOST
     ).count()
@@ -80,13 +87,17 @@ def _mark_lost_deliveries(task_id: str) -> int:
 def _finish(
     attempt: ProcessingAttempt, status: str, error_class: str = "", error_message: str = ""
 ) -> None:
+    finished_at = timezone.now()
     try:
         ProcessingAttempt.objects.filter(pk=attempt.pk).update(
             status=status,
             error_class=error_class,
             error_message=error_message[:2000],
-            finished_at=timezone.now(),
+            finished_at=finished_at,
         )
+        if error_class:
+            elapsed_ms = (finished_at - attempt.started_at).total_seconds() * 1000
+            record_timeout(error_class, elapsed_ms, finished_at)
     except DatabaseError:
         # The database itself failed (the usual reason we are here): drop the broken
         # connection; the step is retried and the next attempt marks this one.

@@ -7,7 +7,10 @@ from uuid import UUID
 
 from celery import chain, current_app
 from django.db import transaction
+from django.utils import timezone
 
+from config.celery import FAST_PUBLISH_RETRY_POLICY
+from pipeline.models import Submission
 from pipeline.states import State
 
 logger = logging.getLogger(__name__)
@@ -29,14 +32,20 @@ def steps_from(state: str) -> tuple[str, ...]:
 
 
 def dispatch(submission_id: UUID | str, state: str) -> bool:
-    """Send the chain of remaining steps; raise if the broker refuses it. False if none."""
+    """Send the chain of remaining steps, failing fast if the broker is down; False if there
+    is nothing to send. The first send from RECEIVED is recorded as ``dispatched_at`` so the
+    undelivered sweep knows which submissions never reached the broker."""
     steps = steps_from(state)
     if not steps:
         return False
     signatures = [
         current_app.signature(name, args=(str(submission_id),), immutable=True) for name in steps
     ]
-    chain(*signatures).apply_async()
+    chain(*signatures).apply_async(retry_policy=FAST_PUBLISH_RETRY_POLICY)
+    if state == State.RECEIVED:
+        Submission.objects.filter(pk=submission_id, dispatched_at__isnull=True).update(
+            dispatched_at=timezone.now()
+        )
     return True
 
 
@@ -46,7 +55,7 @@ def try_dispatch(submission_id: UUID | str, state: str) -> bool:
         return dispatch(submission_id, state)
     except Exception:
         logger.warning(
-            "could not dispatch submission %s from %s; the recovery sweep will retry",
+            "could not dispatch submission %s from %s; a sweep will send it later",
             submission_id,
             state,
             exc_info=True,

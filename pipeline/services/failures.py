@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from pipeline.errors import classify
 from pipeline.models import DeadLetter, Submission
@@ -72,3 +73,29 @@ def give_up(
         except TransitionConflict as conflict:
             logger.info("give-up transition skipped: %s", conflict)
     return letter
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def record_poison(headers: dict, body: object, content_type: str, error: str) -> DeadLetter:
+    """Record a message no worker can run (undecodable, unknown task, malformed): the broker
+    dead-letters it, and this row lets operators see what it was."""
+    headers = {str(key): value for key, value in (headers or {}).items()}
+    match = _UUID.search(str(headers.get("argsrepr", "")))
+    submission = Submission.objects.filter(pk=match.group(0)).first() if match else None
+    preview = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+    return DeadLetter.objects.create(
+        submission=submission,
+        task_name=str(headers.get("task", ""))[:128],
+        task_id=str(headers.get("id", ""))[:64],
+        stage=submission.state if submission else "",
+        reason=DeadLetter.Reason.POISON,
+        error_class="unknown",
+        error_message=error[:2000],
+        payload={
+            "headers": {k: str(v)[:500] for k, v in headers.items()},
+            "content_type": content_type,
+            "body_preview": preview[:2000],
+        },
+    )

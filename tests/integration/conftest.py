@@ -16,7 +16,8 @@ from kombu import Connection
 
 from config.celery import DEAD_LETTER_QUEUE, TASK_QUEUES
 from pipeline.models import Submission
-from tests.support.stack import Worker, stack_environment, wait_until
+from tests.support.fake_llm import FakeLLM
+from tests.support.stack import WorkerFleet, wait_until
 
 
 @pytest.fixture(scope="session")
@@ -43,11 +44,34 @@ def broker(live_db):
 
 
 @pytest.fixture(scope="session")
-def worker(broker):
-    process = Worker(stack_environment())
-    process.start()
-    yield process
-    process.stop()
+def fleet(broker):
+    workers = WorkerFleet()
+    yield workers
+    workers.stop_all()
+
+
+@pytest.fixture
+def worker(fleet):
+    """One worker with the default, offline heuristic judge."""
+    return fleet.ensure(1)[0]
+
+
+@pytest.fixture(scope="session")
+def fake_llm():
+    server = FakeLLM().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def llm_worker(fleet, fake_llm):
+    """One worker whose judge is the OpenAI-compatible client, talking to ``fake_llm``."""
+    return fleet.ensure(
+        1,
+        SKILLGATE_JUDGE="openai",
+        SKILLGATE_LLM_BASE_URL=fake_llm.base_url,
+        SKILLGATE_LLM_TIMEOUT_S="60",
+    )[0]
 
 
 @pytest.fixture

@@ -165,3 +165,46 @@ def wait_until(
             return value
         time.sleep(interval)
     raise TimeoutError(f"timed out after {timeout}s waiting for {message}")
+
+
+class WorkerFleet:
+    """The Celery workers of a test session: one configuration at a time, restarted only when
+    a test asks for a different one (two configurations would compete for the queues)."""
+
+    def __init__(self) -> None:
+        self.workers: list[Worker] = []
+        self._config: tuple | None = None
+
+    def ensure(self, count: int = 1, queues: str = "", **env: str) -> list[Worker]:
+        config = (count, queues, tuple(sorted(env.items())))
+        alive = all(w.process and w.process.poll() is None for w in self.workers)
+        if config == self._config and alive and self.workers:
+            return self.workers
+        self.stop_all()
+        self.workers = [Worker(stack_environment(**env), queues=queues) for _ in range(count)]
+        for worker in self.workers:
+            worker.start()
+        self._config = config
+        return self.workers
+
+    def kill_all(self) -> None:
+        """SIGKILL every worker process group: no graceful shutdown, no acks."""
+        for worker in self.workers:
+            if worker.process and worker.process.poll() is None:
+                os.killpg(worker.process.pid, signal.SIGKILL)
+                worker.process.wait(10)
+        self.workers, self._config = [], None
+
+    def stop_all(self) -> None:
+        for worker in self.workers:
+            worker.stop()
+        self.workers, self._config = [], None
+
+
+def rabbitmq(action: str) -> None:
+    """Stop, start or restart the real RabbitMQ server (the tests run as root, as CI does)."""
+    subprocess.run(["service", "rabbitmq-server", action], check=True, capture_output=True)
+    if action in {"start", "restart"}:
+        subprocess.run(
+            ["rabbitmqctl", "-q", "await_startup"], check=True, capture_output=True, timeout=120
+        )

@@ -1,0 +1,34 @@
+"""Shared set-up for the benchmarks: a dedicated PostgreSQL database, Django, and workers."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_bench"
+DEFAULT_BROKER_URL = "amqp://skillgate:skillgate@127.0.0.1:5672/skillgate-test"
+
+
+def prepare_database(url: str) -> None:
+    """Create the benchmark database if needed, point Django at it and migrate it."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin_url = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    os.environ["DATABASE_URL"] = url
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)

@@ -1,0 +1,62 @@
+"""Staff-only operator endpoints: queue status, 24-hour metrics, dead letters."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from pipeline import monitoring
+from pipeline.models import DeadLetter
+from pipeline.services.dead_letters import replay
+
+
+class QueueStatusView(APIView):
+    """Stuck submissions (stage, age, classification, recovery budget) and queue depths."""
+
+    permission_classes = [permissions.IsAdminUser]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request) -> Response:
+        return Response(monitoring.queue_status(timezone.now()))
+
+
+class QueueMetricsView(APIView):
+    """The last 24 hours, hourly: throughput, decision rates, stage latencies against seed 000
+    §6.2, queue depths, job failure rate and classified timeouts."""
+
+    permission_classes = [permissions.IsAdminUser]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request) -> Response:
+        return Response(monitoring.queue_metrics(timezone.now()))
+
+
+class DeadLetterSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DeadLetter
+        fields = ("id", "submission", "task_name", "task_id", "stage", "reason", "error_class",
+                  "error_message", "payload", "created_at", "replayed_at", "replayed_by",
+                  "replay_count")  # fmt: skip
+
+
+class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Messages the pipeline gave up on; ``POST …/{id}/replay`` resumes the submission."""
+
+    permission_classes = [permissions.IsAdminUser]
+    serializer_class = DeadLetterSerializer
+    queryset = DeadLetter.objects.select_related("submission").order_by("-created_at")
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"])
+    def replay(self, request: Request, pk: str | None = None) -> Response:
+        result = replay(self.get_object(), actor=request.user.get_username())
+        return Response(
+            {"id": result.dead_letter_id, "replayed": result.replayed, "message": result.message},
+            status=200 if result.replayed else 409,
+        )

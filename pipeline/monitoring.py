@@ -1,0 +1,277 @@
+"""What operators see: stuck submissions, hourly throughput, stage latencies against seed 000
+§6.2's targets, queue depths read from the broker, failure rates and classified timeouts.
+
+One module feeds the staff API, the admin and Prometheus, so the figures always agree.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, Exists, F, OuterRef, QuerySet
+from django.db.models.functions import TruncHour
+from kombu import Connection
+
+from config.celery import DEAD_LETTER_QUEUE, TASK_QUEUES
+from pipeline.models import (
+    DeadLetter,
+    ProcessingAttempt,
+    Submission,
+    SubmissionStateEvent,
+    TimeoutBucket,
+)
+from pipeline.selectors import STALE_AFTER
+from pipeline.services.attempts import latest_attempt
+from pipeline.states import AUTOMATED_STATES, TERMINAL_STATES, State
+
+WINDOW = timedelta(hours=24)
+STUCK_LIST_LIMIT = 100
+
+# Seed 000 §6.2: (target, p95 target) in milliseconds, and what each stage measures.
+STAGE_TARGETS_MS: dict[str, tuple[float, float]] = {
+    "tier1_scan": (500, 1_000),
+    "tier2_scan": (15_000, 30_000),
+    "auto_approve_to_publish": (5_000, 10_000),
+    "end_to_end": (30_000, 60_000),
+}
+_STAGE_SOURCE = {
+    "tier1_scan": State.TIER1_SCANNING,
+    "tier2_scan": State.TIER2_SCANNING,
+    "auto_approve_to_publish": State.AUTO_APPROVED,
+}
+_DECISIONS = {
+    "auto_approve": (State.AUTO_APPROVED,),
+    "review": (State.NEEDS_REVIEW,),
+    "reject": (State.REJECTED, State.TIER1_FAILED),
+}
+
+
+def queue_status(now: datetime) -> dict[str, Any]:
+    """Stuck entries (no progress for the staleness threshold) with their stage, age,
+    classification and recovery budget, plus counts per state."""
+    stale_before = now - STALE_AFTER
+    stuck_rows = (
+        Submission.objects.filter(
+            state__in=sorted(AUTOMATED_STATES), state_changed_at__lt=stale_before
+        )
+        .order_by("state_changed_at")
+        .only(
+            "id",
+            "state",
+            "state_changed_at",
+            "recovery_attempts",
+            "recovery_next_at",
+            "skill_owner",
+            "skill_name",
+            "created_at",
+        )
+    )
+    stuck = [_stuck_entry(submission, now) for submission in stuck_rows[:STUCK_LIST_LIMIT]]
+    by_state = dict(
+        Submission.objects.values_list("state").annotate(n=Count("id")).order_by("state")
+    )
+    return {
+        "generated_at": now,
+        "stuck_count": stuck_rows.count(),
+        "stuck": stuck,
+        "in_flight": ProcessingAttempt.objects.filter(
+            status=ProcessingAttempt.Status.RUNNING
+        ).count(),
+        "submissions_by_state": {state.value: by_state.get(state.value, 0) for state in State},
+        "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
+        "queues": queue_depths(),
+    }
+
+
+def _stuck_entry(submission: Submission, now: datetime) -> dict[str, Any]:
+    attempt = latest_attempt(submission)
+    return {
+        "id": str(submission.pk),
+        "skill": f"{submission.skill_owner}/{submission.skill_name}",
+        "stage": submission.state,
+        "stuck_since": submission.state_changed_at,
+        "age_s": round((now - submission.state_changed_at).total_seconds(), 1),
+        "classification": _attempt_classification(attempt),
+        "last_attempt": None
+        if attempt is None
+        else {
+            "task": attempt.task_name,
+            "status": attempt.status,
+            "attempt": attempt.attempt,
+            "worker": attempt.worker,
+            "started_at": attempt.started_at,
+            "error": attempt.error_message[:300],
+        },
+        "recovery": {
+            "attempts": submission.recovery_attempts,
+            "max": settings.SKILLGATE_RECOVERY_MAX_TRIES,
+            "next_at": submission.recovery_next_at,
+        },
+    }
+
+
+def _attempt_classification(attempt: ProcessingAttempt | None) -> str:
+    if attempt is None:
+        return "not_started"
+    if attempt.status == ProcessingAttempt.Status.RUNNING:
+        return "running"
+    return attempt.error_class or "none"
+
+
+def queue_depths() -> dict[str, int | None]:
+    """Messages ready in each queue, read from the broker (None when it cannot be reached)."""
+    names = [queue.name for queue in TASK_QUEUES] + [DEAD_LETTER_QUEUE.name]
+    try:
+        with Connection(settings.CELERY_BROKER_URL, connect_timeout=3) as conn:
+            conn.ensure_connection(max_retries=1)
+            channel = conn.default_channel
+            return {
+                queue.name: queue(channel).queue_declare(passive=True).message_count
+                for queue in (*TASK_QUEUES, DEAD_LETTER_QUEUE)
+            }
+    except Exception:
+        return dict.fromkeys(names)
+
+
+def queue_metrics(now: datetime) -> dict[str, Any]:
+    """The last 24 hours, hourly, as seed 000 §6.1 lists them."""
+    since = now - WINDOW
+    hours = [(now - timedelta(hours=offset)).replace(minute=0, second=0, microsecond=0)
+             for offset in range(23, -1, -1)]  # fmt: skip
+    counts = _hourly_event_counts(since)
+    hourly = []
+    for hour in hours:
+        row = counts.get(hour, {})
+        hourly.append(
+            {
+                "hour": hour,
+                "received": row.get(State.RECEIVED, 0),
+                "published": row.get(State.PUBLISHED, 0),
+                "rejected": row.get(State.REJECTED, 0) + row.get(State.TIER1_FAILED, 0),
+                **_rates(row),
+            }
+        )
+    totals: dict[str, int] = defaultdict(int)
+    for row in counts.values():
+        for state, n in row.items():
+            totals[state] += n
+    return {
+        "generated_at": now,
+        "window_hours": 24,
+        "totals": {
+            "received": totals[State.RECEIVED],
+            "published": totals[State.PUBLISHED],
+            "rejected": totals[State.REJECTED] + totals[State.TIER1_FAILED],
+            **_rates(totals),
+        },
+        "hourly": hourly,
+        "stage_durations": stage_durations(since),
+        "queue_depth": queue_depths(),
+        "job_failure_rate": job_failure_rate(since),
+        "timeouts": timeouts_by_hour(since),
+        "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
+    }
+
+
+def _hourly_event_counts(since: datetime) -> dict[datetime, dict[str, int]]:
+    rows = (
+        SubmissionStateEvent.objects.filter(created_at__gte=since)
+        .annotate(hour=TruncHour("created_at"))
+        .values("hour", "to_state")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    counts: dict[datetime, dict[str, int]] = defaultdict(dict)
+    for row in rows:
+        counts[row["hour"]][row["to_state"]] = row["n"]
+    return counts
+
+
+def _rates(row: dict[str, int]) -> dict[str, float | None]:
+    decided = {name: sum(row.get(s, 0) for s in states) for name, states in _DECISIONS.items()}
+    total = sum(decided.values())
+    return {
+        f"{name}_rate": round(count / total, 4) if total else None
+        for name, count in decided.items()
+    }
+
+
+def stage_durations(since: datetime) -> dict[str, dict[str, float | int | None]]:
+    """p50/p95 per stage (from the dwell time each transition records) and end to end for
+    submissions that finished without human review, against seed 000 §6.2."""
+    events = SubmissionStateEvent.objects.filter(created_at__gte=since, dwell_ms__isnull=False)
+    result = {}
+    for stage, state in _STAGE_SOURCE.items():
+        values = events.filter(from_state=state).values_list("dwell_ms", flat=True)
+        result[stage] = _summary(stage, _percentiles(values))
+    reviewed = SubmissionStateEvent.objects.filter(
+        submission=OuterRef("pk"), to_state=State.NEEDS_REVIEW
+    )
+    finished = Submission.objects.filter(
+        state__in=sorted(TERMINAL_STATES), state_changed_at__gte=since
+    ).filter(~Exists(reviewed))
+    end_to_end = finished.annotate(total=F("state_changed_at") - F("created_at")).values_list(
+        "total", flat=True
+    )
+    result["end_to_end"] = _summary(
+        "end_to_end", _percentiles(value.total_seconds() * 1000 for value in end_to_end)
+    )
+    return result
+
+
+def _percentiles(values: QuerySet | Any) -> tuple[float | None, float | None, int]:
+    data = sorted(float(v) for v in values)
+    if not data:
+        return None, None, 0
+    if len(data) == 1:
+        return data[0], data[0], 1
+    cuts = statistics.quantiles(data, n=100, method="inclusive")
+    return round(cuts[49], 1), round(cuts[94], 1), len(data)
+
+
+def _summary(stage: str, figures: tuple[float | None, float | None, int]) -> dict[str, Any]:
+    p50, p95, count = figures
+    target, target_p95 = STAGE_TARGETS_MS[stage]
+    return {
+        "p50_ms": p50,
+        "p95_ms": p95,
+        "count": count,
+        "target_ms": target,
+        "target_p95_ms": target_p95,
+        "within_target": None if p50 is None else (p50 <= target and p95 <= target_p95),
+    }
+
+
+def job_failure_rate(since: datetime) -> float | None:
+    """Share of step messages that ended dead-lettered after all retries (seed 000 §6.1)."""
+    jobs = (
+        ProcessingAttempt.objects.filter(started_at__gte=since).values("task_id").distinct().count()
+    )
+    failed = DeadLetter.objects.filter(
+        created_at__gte=since,
+        reason__in=[DeadLetter.Reason.RETRIES_EXHAUSTED, DeadLetter.Reason.CRASH_LOOP],
+    ).count()
+    return round(failed / jobs, 4) if jobs else None
+
+
+def timeouts_by_hour(since: datetime) -> dict[str, Any]:
+    rows = TimeoutBucket.objects.filter(hour__gte=since.replace(minute=0, second=0, microsecond=0))
+    by_class: dict[str, int] = defaultdict(int)
+    hourly = []
+    for row in rows.order_by("hour", "classification"):
+        by_class[row.classification] += row.count
+        hourly.append(
+            {
+                "hour": row.hour,
+                "classification": row.classification,
+                "count": row.count,
+                "avg_duration_ms": round(row.total_duration_ms / row.count, 1)
+                if row.count
+                else None,
+            }
+        )
+    return {"by_classification": dict(by_class), "hourly": hourly}

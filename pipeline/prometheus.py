@@ -1,0 +1,121 @@
+"""Prometheus ``/metrics``: the operator figures, read from the database and the broker at
+scrape time, so every web process reports the same numbers (no per-process counters)."""
+
+from __future__ import annotations
+
+import hmac
+
+from django.conf import settings
+from django.db.models import Count, Sum
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from pipeline import monitoring
+from pipeline.models import DeadLetter, SubmissionStateEvent, TimeoutBucket
+
+
+class PipelineCollector(Collector):
+    def collect(self):  # type: ignore[no-untyped-def]
+        now = timezone.now()
+        status = monitoring.queue_status(now)
+        metrics = monitoring.queue_metrics(now)
+
+        by_state = GaugeMetricFamily(
+            "skillgate_submissions", "Submissions by current state.", labels=["state"]
+        )
+        for state, n in status["submissions_by_state"].items():
+            by_state.add_metric([state], n)
+        yield by_state
+
+        transitions = CounterMetricFamily(
+            "skillgate_transitions",
+            "State transitions recorded, by target state.",
+            labels=["to_state"],
+        )
+        for row in SubmissionStateEvent.objects.values("to_state").annotate(n=Count("id")):
+            transitions.add_metric([row["to_state"]], row["n"])
+        yield transitions
+
+        yield GaugeMetricFamily(
+            "skillgate_stuck_submissions",
+            "Automated submissions without progress for 3+ min.",
+            value=status["stuck_count"],
+        )
+        yield GaugeMetricFamily(
+            "skillgate_inflight_attempts",
+            "Pipeline steps running now.",
+            value=status["in_flight"],
+        )
+        depth = GaugeMetricFamily(
+            "skillgate_queue_depth", "Messages ready per broker queue.", labels=["queue"]
+        )
+        for queue, n in status["queues"].items():
+            if n is not None:
+                depth.add_metric([queue], n)
+        yield depth
+
+        letters = CounterMetricFamily(
+            "skillgate_dead_letters", "Dead letters recorded, by reason.", labels=["reason"]
+        )
+        for row in DeadLetter.objects.values("reason").annotate(n=Count("id")):
+            letters.add_metric([row["reason"]], row["n"])
+        yield letters
+
+        timeouts = CounterMetricFamily(
+            "skillgate_timeouts",
+            "Classified step failures (seed 001), all time.",
+            labels=["classification"],
+        )
+        for row in TimeoutBucket.objects.values("classification").annotate(n=Sum("count")):
+            timeouts.add_metric([row["classification"]], row["n"])
+        yield timeouts
+
+        durations = GaugeMetricFamily(
+            "skillgate_stage_duration_ms",
+            "Stage duration percentiles over the last 24 h.",
+            labels=["stage", "quantile"],
+        )
+        targets = GaugeMetricFamily(
+            "skillgate_stage_target_ms", "Seed 000 §6.2 targets.", labels=["stage", "quantile"]
+        )
+        for stage, figures in metrics["stage_durations"].items():
+            for quantile, key in (("0.5", "p50_ms"), ("0.95", "p95_ms")):
+                if figures[key] is not None:
+                    durations.add_metric([stage, quantile], figures[key])
+            targets.add_metric([stage, "0.5"], figures["target_ms"])
+            targets.add_metric([stage, "0.95"], figures["target_p95_ms"])
+        yield durations
+        yield targets
+
+        rates = GaugeMetricFamily(
+            "skillgate_decision_rate",
+            "Share of automatic decisions over the last 24 h.",
+            labels=["decision"],
+        )
+        for decision in ("auto_approve", "review", "reject"):
+            value = metrics["totals"][f"{decision}_rate"]
+            if value is not None:
+                rates.add_metric([decision], value)
+        yield rates
+        if metrics["job_failure_rate"] is not None:
+            yield GaugeMetricFamily(
+                "skillgate_job_failure_rate",
+                "Share of step messages dead-lettered, 24 h.",
+                value=metrics["job_failure_rate"],
+            )
+
+
+_REGISTRY = CollectorRegistry(auto_describe=False)
+_REGISTRY.register(PipelineCollector())
+
+
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    token = settings.SKILLGATE_METRICS_TOKEN
+    if token:
+        given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(given, token):
+            return HttpResponse("a bearer token is required\n", status=401)
+    return HttpResponse(generate_latest(_REGISTRY), content_type=CONTENT_TYPE_LATEST)

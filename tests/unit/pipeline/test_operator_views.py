@@ -1,0 +1,141 @@
+"""What operators and authors see of a stuck or failed submission: the staleness warning,
+queue status, 24-hour metrics, Prometheus, dead letters and their replay."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from pipeline.models import DeadLetter, Submission
+from pipeline.services import steps
+from pipeline.services.attempts import StepContext
+from pipeline.services.timeouts import record_timeout
+from pipeline.states import State
+from tests.unit.pipeline.factories import submission_in
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(make_user, client_for):
+    return client_for(make_user("operator", staff=True))
+
+
+def stall(submission: Submission, minutes: float) -> None:
+    Submission.objects.filter(pk=submission.pk).update(
+        state_changed_at=timezone.now() - timedelta(minutes=minutes)
+    )
+
+
+def test_the_author_sees_a_staleness_warning_after_three_minutes(make_user, client_for):
+    author = make_user()
+    submission = submission_in(State.TIER1_SCANNING, author)
+    api = client_for(author)
+    url = f"/api/v1/submissions/{submission.pk}"
+    stall(submission, 2)
+    assert api.get(url).json()["staleness"] is None
+    stall(submission, 4)
+    staleness = api.get(url).json()["staleness"]
+    assert staleness["stale"] is True
+    assert staleness["stale_stage"] == "TIER1_SCANNING"
+    assert staleness["message"] == "Your submission appears stuck during Tier 1 scanning"
+    assert staleness["stale_since"]
+
+
+def test_operator_endpoints_are_staff_only(make_user, client_for):
+    author = client_for(make_user())
+    for url in (
+        "/api/v1/admin/queue/status",
+        "/api/v1/admin/queue/metrics",
+        "/api/v1/admin/dead-letters",
+    ):
+        assert APIClient().get(url).status_code == 401
+        assert author.get(url).status_code == 403
+
+
+def test_queue_status_lists_stuck_submissions_with_classification_and_budget(make_user, staff):
+    submission = submission_in(State.TIER2_SCANNING, make_user())
+    stall(submission, 7)
+    Submission.objects.filter(pk=submission.pk).update(recovery_attempts=2)
+    body = staff.get("/api/v1/admin/queue/status").json()
+    assert body["stuck_count"] == 1
+    entry = body["stuck"][0]
+    assert entry["id"] == str(submission.pk)
+    assert entry["stage"] == "TIER2_SCANNING"
+    assert 400 < entry["age_s"] < 440
+    assert entry["classification"] == "not_started"
+    assert entry["recovery"] == {"attempts": 2, "max": 3, "next_at": None}
+    assert body["submissions_by_state"]["TIER2_SCANNING"] == 1
+    assert set(body["queues"]) >= {"submission-pipeline.scan", "submission-dlq"}
+
+
+def test_metrics_cover_the_last_24_hours_hourly(make_user, staff):
+    submission = submission_in(State.RECEIVED, make_user())
+    for name, step in (
+        ("pipeline.intake", steps.run_intake),
+        ("pipeline.scan", steps.run_scan),
+        ("pipeline.judge", steps.run_judge),
+        ("pipeline.publish", steps.run_publish),
+    ):
+        step(str(submission.pk), StepContext(name))
+    record_timeout("judge_timeout", 1234.0)
+    body = staff.get("/api/v1/admin/queue/metrics").json()
+    assert len(body["hourly"]) == 24
+    assert body["totals"]["published"] == 1
+    assert body["totals"]["auto_approve_rate"] == 1.0
+    stages = body["stage_durations"]
+    assert stages["tier1_scan"]["count"] == 1 and stages["tier1_scan"]["target_ms"] == 500
+    assert stages["end_to_end"]["count"] == 1 and stages["end_to_end"]["target_p95_ms"] == 60000
+    assert body["timeouts"]["by_classification"] == {"judge_timeout": 1}
+    assert body["queue_depth"]["submission-dlq"] is not None
+    assert body["job_failure_rate"] == 0.0
+
+
+def test_prometheus_exposes_the_same_figures(make_user, settings):
+    submission_in(State.NEEDS_REVIEW, make_user())
+    record_timeout("provider_error", 5.0)
+    text = Client().get("/metrics").content.decode()
+    assert 'skillgate_submissions{state="NEEDS_REVIEW"} 1.0' in text
+    assert 'skillgate_timeouts_total{classification="provider_error"} 1.0' in text
+    assert 'skillgate_stage_target_ms{quantile="0.95",stage="end_to_end"} 60000.0' in text
+    assert "skillgate_queue_depth" in text
+    settings.SKILLGATE_METRICS_TOKEN = "s3cret"
+    assert Client().get("/metrics").status_code == 401
+    ok = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret")
+    assert ok.status_code == 200
+
+
+def test_a_dead_letter_replays_from_the_current_state_or_says_why_not(make_user, staff):
+    user = make_user()
+    live = submission_in(State.TIER1_SCANNING, user)
+    ended = submission_in(State.REJECTED, user, name="ended")
+    live_letter = DeadLetter.objects.create(
+        submission=live, task_name="pipeline.scan", reason="retries_exhausted"
+    )
+    ended_letter = DeadLetter.objects.create(
+        submission=ended, task_name="pipeline.judge", reason="retries_exhausted"
+    )
+    replayed = staff.post(f"/api/v1/admin/dead-letters/{live_letter.pk}/replay")
+    assert replayed.status_code == 200
+    assert replayed.json()["message"] == f"submission {live.pk} re-sent from TIER1_SCANNING"
+    refused = staff.post(f"/api/v1/admin/dead-letters/{ended_letter.pk}/replay")
+    assert refused.status_code == 409
+    assert "nothing left to run" in refused.json()["message"]
+    live_letter.refresh_from_db()
+    assert (live_letter.replay_count, live_letter.replayed_by) == (1, "operator")
+
+
+def test_replay_command_replays_pending_dead_letters(make_user, capsys):
+    live = submission_in(State.TIER2_SCANNING, make_user())
+    letter = DeadLetter.objects.create(
+        submission=live, task_name="pipeline.judge", reason="crash_loop"
+    )
+    call_command("replay_dead_letters", "--all")
+    out = capsys.readouterr().out
+    assert f"#{letter.pk}: submission {live.pk} re-sent from TIER2_SCANNING" in out
+    assert "replayed 1 of 1" in out
