@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench._setup import DEFAULT_BROKER_URL, DEFAULT_DATABASE_URL, prepare_database
+from bench._setup import DEFAULT_BROKER_URL, DEFAULT_DATABASE_URL, prepare_database  # noqa: E402
 
 WORKERS = 2
 
@@ -37,15 +37,13 @@ def start_workers(env: dict[str, str]) -> list[subprocess.Popen]:
     processes = []
     for index in range(WORKERS):
         log = open(ROOT / "var" / f"bench-worker-{index}.log", "wb")  # noqa: SIM115
+        command = [
+            sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1",
+            "--loglevel", "WARNING", "-n", f"bench{index}-{uuid.uuid4().hex[:6]}@%h",
+            "--include", "bench.noop_tasks", "--without-gossip", "--without-mingle",
+        ]  # fmt: skip
         processes.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1",
-                 "--loglevel", "WARNING", "-n", f"bench{index}-{uuid.uuid4().hex[:6]}@%h",
-                 "--include", "bench.noop_tasks", "--without-gossip", "--without-mingle",
-                 "--queues", "submission-pipeline.intake,submission-pipeline.scan,"
-                 "submission-pipeline.judge,submission-pipeline.publish,skillgate.maintenance"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+            subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         )
     return processes
 
