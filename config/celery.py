@@ -119,9 +119,6 @@ app.conf.update(
 )
 if _is_amqp(app.conf.broker_url):
     app.conf.broker_transport_options = {"confirm_publish": True}
-else:
-    # The embedded SQLAlchemy transport polls its table; poll often enough for snappy steps.
-    app.conf.broker_transport_options = {"polling_interval": 0.2}
 
 
 class DeclareDeadLetterQueue(bootsteps.StartStopStep):
