@@ -4,6 +4,7 @@ pipeline services (reviewers act in the review queue)."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.utils import timezone
 
 from pipeline.models import (
     DeadLetter,
@@ -12,7 +13,9 @@ from pipeline.models import (
     Submission,
     SubmissionStateEvent,
 )
+from pipeline.selectors import STALE_AFTER, staleness
 from pipeline.services.dead_letters import replay
+from pipeline.states import AUTOMATED_STATES
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -65,6 +68,24 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class StuckFilter(admin.SimpleListFilter):
+    """Automated submissions without progress for the staleness threshold (seed 001)."""
+
+    title = "progress"
+    parameter_name = "progress"
+
+    def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
+        return (("stuck", "Stuck (no progress for 3+ minutes)"),)
+
+    def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+        if self.value() == "stuck":
+            return queryset.filter(
+                state__in=sorted(AUTOMATED_STATES),
+                state_changed_at__lt=timezone.now() - STALE_AFTER,
+            )
+        return queryset
+
+
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyAdmin):
     list_display = (
@@ -76,7 +97,7 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "submitter",
         "created_at",
     )
-    list_filter = ("state", "source_kind", "outcome_kind")
+    list_filter = (StuckFilter, "state", "source_kind", "outcome_kind")
     search_fields = ("id", "skill_owner", "skill_name", "repo_url", "submitter__username")
     list_select_related = ("submitter",)
     date_hierarchy = "created_at"
@@ -84,6 +105,9 @@ class SubmissionAdmin(ReadOnlyAdmin):
     readonly_fields = (
         "id",
         "state",
+        "staleness_warning",
+        "recovery_attempts",
+        "recovery_next_at",
         "skill_owner",
         "skill_name",
         "source_kind",
@@ -101,7 +125,15 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "created_at",
         "updated_at",
         "state_changed_at",
+        "dispatched_at",
     )
+
+    @admin.display(description="staleness")
+    def staleness_warning(self, submission: Submission) -> str:
+        warning = staleness(submission, timezone.now())
+        if warning is None:
+            return "—"
+        return f"{warning['message']} (since {warning['stale_since']:%Y-%m-%d %H:%M:%S} UTC)"
 
 
 @admin.register(SubmissionStateEvent)
