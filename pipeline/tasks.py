@@ -29,6 +29,7 @@ class PipelineStep(Task):
             task_id=request.id or "",
             worker=request.hostname or "",
             attempt=(request.retries or 0) + 1,
+            redelivered=bool((request.delivery_info or {}).get("redelivered")),
         )
 
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:  # type: ignore[no-untyped-def]

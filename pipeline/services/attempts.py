@@ -29,6 +29,7 @@ class StepContext:
     task_id: str = ""
     worker: str = ""
     attempt: int = 1
+    redelivered: bool = False
 
 
 class CrashLoopDetected(Exception):
@@ -38,7 +39,7 @@ class CrashLoopDetected(Exception):
 @contextmanager
 def tracked_attempt(submission: Submission, context: StepContext) -> Iterator[ProcessingAttempt]:
     """Record the attempt as running, then as succeeded or failed with its error class."""
-    lost = _mark_lost_deliveries(context.task_id)
+    lost = _mark_lost_deliveries(context.task_id) if context.redelivered else 0
     if lost >= MAX_LOST_DELIVERIES:
         raise CrashLoopDetected(
             f"the worker died {lost} times running {context.task_name} on this submission"
@@ -67,8 +68,6 @@ def latest_attempt(submission: Submission) -> ProcessingAttempt | None:
 def _mark_lost_deliveries(task_id: str) -> int:
     """A redelivered message keeps its task id: an attempt of it still 'running' died with its
     worker. Mark those, and return how many deliveries of this message were lost so far."""
-    if not task_id:
-        return 0
     lost_now = ProcessingAttempt.objects.filter(
         task_id=task_id, status=ProcessingAttempt.Status.RUNNING
     ).update(
@@ -77,6 +76,8 @@ def _mark_lost_deliveries(task_id: str) -> int:
         error_message="the worker process died or lost its broker connection mid-step",
         finished_at=timezone.now(),
     )
+    if lost_now == 0:
+        return 0
     for _ in range(lost_now):
         record_timeout(ErrorClass.WORKER_LOST, 0.0)
     return ProcessingAttempt.objects.filter(

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from grading import policy, tier1
 from grading.judges import get_judge
@@ -212,6 +212,13 @@ def _store_and_apply(
             transition(submission.pk, change)
             if then is not None:
                 then()
+    except IntegrityError:
+        stored_by_another_delivery = ScanResult.objects.filter(
+            submission=submission, tier=result.tier, is_late=False
+        ).exists()
+        if not stored_by_another_delivery:
+            raise
+        logger.info("%s skipped: tier %s result already stored", change.trigger, result.tier)
     except TransitionConflict as conflict:
         if conflict.actual in TERMINAL_STATES:
             result.pk = None
