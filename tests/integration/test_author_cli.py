@@ -1,0 +1,48 @@
+"""``manage.py submit PATH --wait``: an author's view of the real pipeline, from a terminal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from tests.support.skills import skill_md
+from tests.support.stack import ROOT, stack_environment
+
+pytestmark = pytest.mark.integration
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", "submit", *args],
+        cwd=ROOT, env=stack_environment(), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_submit_wait_prints_each_state_change_and_the_outcome(worker, author, tmp_path):
+    name = f"cli-{uuid.uuid4().hex[:8]}"
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(skill_md(name))
+    done = run_cli(str(folder), "--user", author.username, "--wait")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"submitted {author.username}/{name} as ")
+    transitions = [line.split()[1:4] for line in lines[1:-1]]
+    assert transitions == [
+        ["∅", "→", "RECEIVED"],
+        ["RECEIVED", "→", "TIER1_SCANNING"],
+        ["TIER1_SCANNING", "→", "TIER2_SCANNING"],
+        ["TIER2_SCANNING", "→", "AUTO_APPROVED"],
+        ["AUTO_APPROVED", "→", "PUBLISHED"],
+    ]
+    assert lines[-1] == f"outcome: verdict PUBLISHED: Published as {author.username}/{name}@1.0.0"
+
+
+def test_submit_refuses_a_bad_folder_with_a_clear_message(author, tmp_path, live_db):
+    (tmp_path / "README.md").write_text("no skill here")
+    done = run_cli(str(tmp_path), "--user", author.username)
+    assert done.returncode == 1
+    assert "rejected: files: SKILL.md is missing at the root of the skill" in done.stderr
