@@ -3,7 +3,7 @@
     .venv/bin/python bench/sweeps.py [--rows 1000000] [--database-url postgres://…]
 
 Fills a dedicated PostgreSQL database with ROWS finished submissions (plus a small table of
-ROWS/100 for comparison), marks S of them stuck for S in 0, 10, 100, 1000, and times one
+ROWS/100 for comparison), marks S of them stuck for S in 0, 10, 100, 500, and times one
 ``recover_stuck`` run each (dispatch to the broker included). Prints a table, the query plan,
 and as its last line a JSON object; ``ratio_big_vs_small`` near 1 means the sweep does not
 care how many finished submissions the table holds.
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._setup import DEFAULT_BROKER_URL, DEFAULT_DATABASE_URL, prepare_database
 
-STUCK_COUNTS = (0, 10, 100, 1000)
+STUCK_COUNTS = (0, 10, 100, 500)  # 500 = one full sweep batch (SKILLGATE_SWEEP_BATCH)
 REPEATS = 3
 
 
