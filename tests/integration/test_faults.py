@@ -13,6 +13,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection, connections
 from django.utils import timezone
 from kombu import Connection, Exchange, Producer
@@ -255,15 +256,18 @@ def test_a_submission_accepted_while_the_broker_is_down_is_processed_once_it_is_
 
 
 def test_a_rabbitmq_restart_during_a_batch_of_200_loses_and_duplicates_nothing(
-    fleet, author, client_for
+    fleet, client_for, live_db
 ):
     fleet.ensure(2)
-    client = client_for(author)
+    authors = [
+        client_for(get_user_model().objects.create_user(f"batch-{uuid.uuid4().hex[:10]}"))
+        for _ in range(4)
+    ]
     ids: list[str] = []
 
     def post(i: int) -> None:
         body = {"files": {"SKILL.md": skill_md(f"batch-{i}-{uuid.uuid4().hex[:6]}")}}
-        response = client.post(
+        response = authors[i % len(authors)].post(
             "/api/v1/submissions", data=json.dumps(body), content_type="application/json"
         )
         assert response.status_code == 201, response.json()

@@ -14,11 +14,13 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from grading.judges.prompt import CRITERIA_NAMES
+
 GOOD_JUDGEMENT = {
     "score": 92,
     "verdict": "PASS",
     "concerns": [],
-    "criteria": {"safety": 95, "transparency": 90, "scope": 90, "quality": 92},
+    "criteria": dict.fromkeys(CRITERIA_NAMES, 92),
     "confidence": 0.9,
 }
 
