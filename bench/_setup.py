@@ -9,7 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_bench"
-DEFAULT_BROKER_URL = "amqp://skillgate:skillgate@127.0.0.1:5672/skillgate-test"
+DEFAULT_BROKER_URL = "amqp://skillgate:skillgate@127.0.0.1:5672/skillgate-bench"
 
 
 def prepare_database(url: str) -> None:

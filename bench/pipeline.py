@@ -3,10 +3,14 @@ against bare 3-task Celery chains of no-op tasks on the same broker, in the same
 
     .venv/bin/python bench/pipeline.py [-n 1000] [--rate 20]
 
-1. burst: N submissions created as fast as possible (the service the API calls, offline
-   heuristic judge) → pipeline throughput = N / time until the last is PUBLISHED;
-2. paced: N submissions at RATE per second → end-to-end p50/p95 (RECEIVED → PUBLISHED);
-3. baseline: N chains of three no-op tasks as fast as possible on the same broker and workers.
+1. pipeline: N submissions are created (the service the API calls; offline heuristic judge)
+   with no worker running, then the workers start and drain them → pipeline throughput =
+   N / (last PUBLISHED − first step started);
+2. baseline: N chains of three no-op tasks queued the same way and drained by the same
+   workers → bare throughput = N / (last chain finished − first task received), from the
+   workers' own events;
+3. paced: N submissions created at RATE per second with the workers consuming → end-to-end
+   p50/p95 (created → PUBLISHED), creation included.
 
 The last line is a JSON object with ``throughput_ratio`` (pipeline / bare), ``e2e_p50_s``,
 ``e2e_p95_s`` and the raw figures. Targets: ratio ≥ 0.5; p95 ≤ 2 s at 20 submissions/s.
@@ -40,12 +44,16 @@ def start_workers(env: dict[str, str]) -> list[subprocess.Popen]:
         command = [
             sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency", "1",
             "--loglevel", "WARNING", "-n", f"bench{index}-{uuid.uuid4().hex[:6]}@%h",
-            "--include", "bench.noop_tasks", "--without-gossip", "--without-mingle",
+            "--include", "bench.noop_tasks", "--without-gossip", "--without-mingle", "-E",
         ]  # fmt: skip
         processes.append(
             subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         )
     return processes
+
+
+def pkill_stale_bench_workers() -> None:
+    subprocess.run(["pkill", "-9", "-f", "celery -A config worker .*-n bench"], check=False)
 
 
 def wait_for_workers(app, count: int, timeout: float = 60) -> None:  # type: ignore[no-untyped-def]
@@ -95,40 +103,68 @@ def end_to_end_seconds(ids: list[str]) -> list[float]:
     return sorted((done - created).total_seconds() for created, done in rows)
 
 
-def bare_chains(app, count: int, timeout: float) -> float:  # type: ignore[no-untyped-def]
-    """Seconds for ``count`` chains of three no-op tasks, measured by worker events."""
+def queue_bare_chains(app, count: int) -> None:  # type: ignore[no-untyped-def]
     from celery import chain
 
-    finals: set[str] = set()
+    for index in range(count):
+        chain(
+            *[
+                app.signature("bench.noop", args=(f"{index}-{step}",), immutable=True,
+                              options={"queue": "skillgate.maintenance"})
+                for step in range(3)
+            ]
+        ).apply_async()  # fmt: skip
+
+
+def drain_bare_chains(app, count: int, env: dict[str, str], timeout: float) -> float:  # type: ignore[no-untyped-def]
+    """Start the workers on a backlog of ``count`` bare chains; seconds from the first task
+    received to the last chain's final task succeeded, by the workers' event timestamps."""
+    received: list[float] = []
+    finals: list[float] = []
     done = threading.Event()
 
-    def on_succeeded(event: dict) -> None:
-        if event["uuid"] in final_ids:
-            finals.add(event["uuid"])
-            if len(finals) == count:
-                done.set()
+    def on_received(event: dict) -> None:
+        received.append(event["timestamp"])
 
-    final_ids: set[str] = set()
+    def on_succeeded(event: dict) -> None:
+        finals.append(event["timestamp"])
+        if len(finals) == 3 * count:
+            done.set()
+
     with app.connection() as conn:
-        receiver = app.events.Receiver(conn, handlers={"task-succeeded": on_succeeded})
+        receiver = app.events.Receiver(
+            conn, handlers={"task-received": on_received, "task-succeeded": on_succeeded}
+        )
         listener = threading.Thread(
             target=lambda: receiver.capture(limit=None, timeout=timeout), daemon=True
         )
         listener.start()
         time.sleep(1.0)
-        started = time.perf_counter()
-        for index in range(count):
-            tasks = [app.signature("bench.noop", args=(f"{index}-{step}",), immutable=True,
-                                   options={"queue": "skillgate.maintenance"})
-                     for step in range(3)]  # fmt: skip
-            final_id = str(uuid.uuid4())
-            tasks[-1].set(task_id=final_id)
-            final_ids.add(final_id)
-            chain(*tasks).apply_async()
-        if not done.wait(timeout):
-            raise TimeoutError(f"only {len(finals)} of {count} bare chains finished")
-        receiver.should_stop = True
-        return time.perf_counter() - started
+        workers = start_workers(env)
+        try:
+            if not done.wait(timeout):
+                raise TimeoutError(f"only {len(finals)} of {3 * count} bare tasks finished")
+        finally:
+            receiver.should_stop = True
+            stop_workers(workers)
+    return max(finals) - min(received)
+
+
+def stop_workers(workers: list[subprocess.Popen]) -> None:
+    for process in workers:
+        process.terminate()
+    for process in workers:
+        process.wait(30)
+
+
+def drain_seconds(ids: list[str]) -> float:
+    from django.db.models import Max, Min
+
+    from pipeline.models import ProcessingAttempt, Submission
+
+    first = ProcessingAttempt.objects.filter(submission__in=ids).aggregate(t=Min("started_at"))
+    last = Submission.objects.filter(pk__in=ids).aggregate(t=Max("state_changed_at"))
+    return (last["t"] - first["t"]).total_seconds()
 
 
 def main() -> None:
@@ -150,29 +186,31 @@ def main() -> None:
         for queue in TASK_QUEUES:
             queue(conn.default_channel).declare()
             queue(conn.default_channel).purge()
+    pkill_stale_bench_workers()
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url}
+    author, _ = get_user_model().objects.get_or_create(username=f"bench-{uuid.uuid4().hex[:6]}")
+    run = uuid.uuid4().hex[:6]
+    timeout = max(120, args.n)
+
+    backlog_ids = create_submissions(args.n, None, author, f"b{run}")
+    workers = start_workers(env)
+    try:
+        wait_published(backlog_ids, timeout)
+    finally:
+        stop_workers(workers)
+    pipeline_throughput = args.n / drain_seconds(backlog_ids)
+
+    queue_bare_chains(app, args.n)
+    bare_throughput = args.n / drain_bare_chains(app, args.n, env, timeout)
+
     workers = start_workers(env)
     try:
         wait_for_workers(app, WORKERS)
-        author, _ = get_user_model().objects.get_or_create(username=f"bench-{uuid.uuid4().hex[:6]}")
-
-        run = uuid.uuid4().hex[:6]
-        started = time.perf_counter()
-        burst_ids = create_submissions(args.n, None, author, f"b{run}")
-        finished = wait_published(burst_ids, timeout=max(120, args.n))
-        pipeline_throughput = args.n / (finished - started)
-
         paced_ids = create_submissions(args.n, args.rate, author, f"p{run}")
-        wait_published(paced_ids, timeout=max(120, args.n))
-        latencies = end_to_end_seconds(paced_ids)
-
-        bare_seconds = bare_chains(app, args.n, timeout=max(120, args.n))
-        bare_throughput = args.n / bare_seconds
+        wait_published(paced_ids, timeout)
     finally:
-        for process in workers:
-            process.terminate()
-        for process in workers:
-            process.wait(30)
+        stop_workers(workers)
+    latencies = end_to_end_seconds(paced_ids)
 
     cuts = statistics.quantiles(latencies, n=100, method="inclusive")
     figures = {
@@ -186,7 +224,7 @@ def main() -> None:
         "e2e_p95_s": round(cuts[94], 3),
         "e2e_max_s": round(latencies[-1], 3),
     }
-    print(f"pipeline (burst)   {figures['pipeline_per_s']:>8} submissions/s")
+    print(f"pipeline (drain)   {figures['pipeline_per_s']:>8} submissions/s")
     print(f"bare 3-task chains {figures['bare_chains_per_s']:>8} chains/s")
     print(f"ratio              {figures['throughput_ratio']:>8}")
     print(f"end to end at {args.rate:g}/s  p50 {figures['e2e_p50_s']} s  "

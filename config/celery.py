@@ -26,12 +26,11 @@ DEAD_LETTER_QUEUE = Queue(
     durable=True,
 )
 
-INTAKE_QUEUE = "submission-pipeline.intake"
 SCAN_QUEUE = "submission-pipeline.scan"
 JUDGE_QUEUE = "submission-pipeline.judge"
 PUBLISH_QUEUE = "submission-pipeline.publish"
 MAINTENANCE_QUEUE = "skillgate.maintenance"
-STEP_QUEUES = (INTAKE_QUEUE, SCAN_QUEUE, JUDGE_QUEUE, PUBLISH_QUEUE)
+STEP_QUEUES = (SCAN_QUEUE, JUDGE_QUEUE, PUBLISH_QUEUE)
 
 
 def _dead_lettering_queue(name: str) -> Queue:
@@ -50,7 +49,6 @@ def _dead_lettering_queue(name: str) -> Queue:
 TASK_QUEUES = tuple(_dead_lettering_queue(name) for name in (*STEP_QUEUES, MAINTENANCE_QUEUE))
 
 TASK_ROUTES = {
-    "pipeline.intake": {"queue": INTAKE_QUEUE, "routing_key": INTAKE_QUEUE},
     "pipeline.scan": {"queue": SCAN_QUEUE, "routing_key": SCAN_QUEUE},
     "pipeline.judge": {"queue": JUDGE_QUEUE, "routing_key": JUDGE_QUEUE},
     "pipeline.publish": {"queue": PUBLISH_QUEUE, "routing_key": PUBLISH_QUEUE},
@@ -64,7 +62,6 @@ TASK_ANNOTATIONS = {
     "pipeline.scan": {"soft_time_limit": 60, "time_limit": 90},
     "pipeline.judge": {"soft_time_limit": 240, "time_limit": 300},
     "pipeline.publish": {"soft_time_limit": 60, "time_limit": 90},
-    "pipeline.intake": {"soft_time_limit": 60, "time_limit": 90},
 }
 
 
@@ -112,8 +109,9 @@ app.conf.update(
         "interval_max": 3,
     },
     worker_consumer="pipeline.consumer:DeadLetteringConsumer",
-    worker_send_task_events=True,
-    task_send_sent_event=True,
+    # Task events cost a message each; Flower switches them on while it runs (enable_events).
+    worker_send_task_events=False,
+    task_send_sent_event=False,
     enable_utc=True,
     timezone="UTC",
 )

@@ -75,7 +75,7 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'skillgate.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
         conn_health_checks=True,
     )
 }

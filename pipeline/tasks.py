@@ -43,14 +43,9 @@ class PipelineStep(Task):
         )
 
 
-@shared_task(bind=True, base=PipelineStep, name="pipeline.intake")
-def intake(self: PipelineStep, submission_id: str) -> None:
-    steps.run_intake(submission_id, self.step_context())
-
-
 @shared_task(bind=True, base=PipelineStep, name="pipeline.scan")
 def scan(self: PipelineStep, submission_id: str) -> None:
-    steps.run_scan(submission_id, self.step_context())
+    steps.run_intake_and_scan(submission_id, self.step_context())
 
 
 @shared_task(bind=True, base=PipelineStep, name="pipeline.judge")

@@ -8,6 +8,7 @@ attempts at the same transition exactly one wins; the others get ``TransitionCon
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -98,8 +99,13 @@ def check_allowed(change: Change) -> None:
             )
 
 
-def transition(submission_id: object, change: Change) -> SubmissionStateEvent:
+def transition(
+    submission_id: object, change: Change, *, entered_at: datetime | None = None
+) -> SubmissionStateEvent:
     """Apply ``change`` to the submission atomically and return its audit event.
+
+    ``entered_at`` is when the submission entered ``from_state`` (its ``state_changed_at``),
+    for the event's dwell time; callers that loaded the submission pass it, saving a query.
 
     Raises IllegalTransition for an edge the machine does not have, TransitionConflict when the
     submission is not in ``change.from_state`` any more, Submission.DoesNotExist when it is gone.
@@ -121,7 +127,7 @@ def transition(submission_id: object, change: Change) -> SubmissionStateEvent:
             "outcome_message": change.outcome.message,
         }
     with transaction.atomic():
-        entered = (
+        entered = entered_at or (
             Submission.objects.filter(pk=submission_id, state=change.from_state)
             .values_list("state_changed_at", flat=True)
             .first()

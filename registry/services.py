@@ -19,14 +19,13 @@ class NameTaken(Exception):
 
 def store_snapshot(bundle: Bundle) -> BundleSnapshot:
     """Store the bundle once under its sha256 (identical uploads share one snapshot)."""
-    snapshot, _ = BundleSnapshot.objects.get_or_create(
+    snapshot = BundleSnapshot(
         sha256=bundle.sha256,
-        defaults={
-            "files": bundle.to_json(),
-            "file_count": len(bundle.files),
-            "total_bytes": bundle.total_bytes,
-        },
+        files=bundle.to_json(),
+        file_count=len(bundle.files),
+        total_bytes=bundle.total_bytes,
     )
+    BundleSnapshot.objects.bulk_create([snapshot], ignore_conflicts=True)
     return snapshot
 
 
@@ -62,33 +61,32 @@ def publish_version(submission, channel: str) -> Publication:  # type: ignore[no
     identical to the latest version creates nothing and reuses that version; a submission that
     already created a version gets it back (publish running twice is harmless).
     """
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("publish_version must run inside the caller's transaction")
     existing = SkillVersion.objects.filter(submission=submission).first()
     if existing is not None:
         return Publication(existing, created=False)
-    bundle = submission.bundle.as_bundle()
-    manifest = parse_manifest(bundle.get(SKILL_FILE).text or "")
-    with transaction.atomic():
-        skill, _ = Skill.objects.get_or_create(
-            owner=submission.skill_owner,
-            name=submission.skill_name,
-            defaults={
-                "origin": Skill.Origin.GIT if submission.repo_url else Skill.Origin.ACCOUNT,
-                "owner_account": None if submission.repo_url else submission.submitter,
-                "description": manifest.description,
-            },
-        )
-        skill = Skill.objects.select_for_update().get(pk=skill.pk)
-        latest = skill.versions.order_by("-id").first()
-        if latest is not None and latest.bundle_id == submission.bundle_id:
-            return Publication(latest, created=False)
-        version = SkillVersion.objects.create(
-            skill=skill,
-            version=versions.next_version(latest.version if latest else None, manifest.version),
-            bundle_id=submission.bundle_id,
-            submission=submission,
-            channel=channel,
-        )
-        if skill.description != manifest.description:
-            skill.description = manifest.description
-            skill.save(update_fields=["description", "updated_at"])
-        return Publication(version, created=True)
+    manifest = parse_manifest(submission.bundle.as_bundle().get(SKILL_FILE).text or "")
+    skill, _ = Skill.objects.select_for_update().get_or_create(
+        owner=submission.skill_owner,
+        name=submission.skill_name,
+        defaults={
+            "origin": Skill.Origin.GIT if submission.repo_url else Skill.Origin.ACCOUNT,
+            "owner_account_id": None if submission.repo_url else submission.submitter_id,
+            "description": manifest.description,
+        },
+    )
+    latest = skill.versions.order_by("-id").first()
+    if latest is not None and latest.bundle_id == submission.bundle_id:
+        return Publication(latest, created=False)
+    version = SkillVersion.objects.create(
+        skill=skill,
+        version=versions.next_version(latest.version if latest else None, manifest.version),
+        bundle_id=submission.bundle_id,
+        submission=submission,
+        channel=channel,
+    )
+    if skill.description != manifest.description:
+        skill.description = manifest.description
+        skill.save(update_fields=["description", "updated_at"])
+    return Publication(version, created=True)

@@ -1,23 +1,181 @@
-"""Tier 3 review records."""
+"""Tier 3 review records.
+
+A ``Review`` is opened in the same transaction that moves a submission to NEEDS_REVIEW and is
+updated in the same transaction as every later transition, so it never disagrees with the
+submission's state. The submission's audit trail says *what happened*; the review says *who
+holds it, why it is here and what was decided*, in a shape the queue can filter and sort.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
+
+from pipeline.states import State
 
 
 class Review(models.Model):
-    """The human review of one submission that the judge could not settle on its own."""
+    """The human review of one submission that the automated tiers could not settle."""
+
+    class Priority(models.IntegerChoices):
+        URGENT = 1, "1 · high-risk findings"
+        HIGH = 2, "2 · high privilege"
+        NORMAL = 3, "3 · score band"
+
+    class Decision(models.TextChoices):
+        APPROVED = "approved"
+        REJECTED = "rejected"
 
     submission = models.OneToOneField(
-        "pipeline.Submission", on_delete=models.PROTECT, related_name="review"
+        "pipeline.Submission",
+        primary_key=True,
+        on_delete=models.PROTECT,
+        related_name="review",
+        help_text="The review is keyed by its submission: one id in the admin, the API and logs.",
     )
-    reasons = models.JSONField(default=list)
-    priority = models.PositiveSmallIntegerField(default=3, help_text="1 is most urgent.")
-    due_at = models.DateTimeField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    reasons = models.JSONField(
+        default=list, help_text="Why the submission needs a person, in the order found."
+    )
+    score = models.PositiveSmallIntegerField("Tier 2 score", null=True, blank=True)
+    high_privilege = models.BooleanField(default=False)
+    privileges = models.JSONField(default=list, blank=True)
+    priority = models.PositiveSmallIntegerField(
+        choices=Priority.choices, default=Priority.NORMAL, help_text="1 is most urgent."
+    )
+    opened_at = models.DateTimeField()
+    due_at = models.DateTimeField(help_text="Opened + the review target in business days.")
+    overdue_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the SLA sweep found the review past due."
+    )
+
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="assigned_reviews",
+    )
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+
+    escalated_at = models.DateTimeField(null=True, blank=True)
+    escalated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    escalation_reason = models.TextField(blank=True)
+
+    decision = models.CharField(max_length=8, choices=Decision.choices, blank=True)
+    decision_reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("due_at", "priority")
+        verbose_name = "review"
+        verbose_name_plural = "review queue"
+        permissions = [
+            ("act_on_review", "Can assign, unassign, approve, reject and escalate reviews"),
+            ("decide_escalated_review", "Can act on reviews escalated to security"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["due_at", "priority"],
+                condition=Q(decided_at__isnull=True),
+                name="review_open_by_due",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"review of {self.submission_id}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.decided_at is None
+
+    @property
+    def is_escalated(self) -> bool:
+        return self.escalated_at is not None
+
+    @property
+    def status(self) -> str:
+        """One word for people: waiting, assigned, escalated, approved or rejected."""
+        if self.decision:
+            return self.decision
+        if self.assignee_id is not None:
+            return "assigned"
+        return "escalated" if self.is_escalated else "waiting"
+
+
+class ReviewCategory(models.Model):
+    """One Tier 1 finding category present in the reviewed bundle, for the queue's filter."""
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="categories")
+    category = models.CharField(max_length=64)
+    findings = models.PositiveIntegerField()
+    worst_severity = models.CharField(max_length=8)
+
+    class Meta:
+        ordering = ("category",)
+        constraints = [
+            models.UniqueConstraint("review", "category", name="review_category_unique"),
+        ]
+        indexes = [models.Index(fields=["category"], name="review_category_by_name")]
+        verbose_name_plural = "review categories"
+
+    def __str__(self) -> str:
+        return f"{self.category} ×{self.findings} ({self.worst_severity})"
+
+
+class ReviewPeriod(models.Model):
+    """One stretch of time a review spent in one queue state, for SLA reporting.
+
+    A new period starts with every review transition and the previous one is closed, so the
+    time spent waiting, with each assignee and with the security group adds up exactly to the
+    time from opening to decision.
+    """
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="periods")
+    state = models.CharField(
+        max_length=20,
+        choices=[(state.value, state.label) for state in (State.NEEDS_REVIEW, State.TIER3_REVIEW)],
+    )
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    escalated = models.BooleanField(default=False, help_text="Waiting for the security group.")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    ended_by_action = models.CharField(max_length=16, blank=True)
+    ended_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ("started_at", "id")
+        constraints = [
+            models.UniqueConstraint(
+                "review", condition=Q(ended_at__isnull=True), name="one_open_period_per_review"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.state} from {self.started_at:%Y-%m-%d %H:%M}"

@@ -9,7 +9,7 @@ PG_PASSWORD="${SKILLGATE_PG_PASSWORD:-skillgate}"
 PG_DB="${SKILLGATE_PG_DB:-skillgate}"
 MQ_USER="${SKILLGATE_MQ_USER:-skillgate}"
 MQ_PASSWORD="${SKILLGATE_MQ_PASSWORD:-skillgate}"
-MQ_VHOSTS="${SKILLGATE_MQ_VHOSTS:-skillgate skillgate-test}"
+MQ_VHOSTS="${SKILLGATE_MQ_VHOSTS:-skillgate skillgate-test skillgate-bench}"
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -15,13 +15,13 @@ from pipeline.states import State
 
 logger = logging.getLogger(__name__)
 
-PIPELINE_STEPS = ("pipeline.intake", "pipeline.scan", "pipeline.judge", "pipeline.publish")
+PIPELINE_STEPS = ("pipeline.scan", "pipeline.judge", "pipeline.publish")
 _FIRST_STEP = {
     State.RECEIVED: 0,
-    State.TIER1_SCANNING: 1,
-    State.TIER2_SCANNING: 2,
-    State.AUTO_APPROVED: 3,
-    State.VENDOR_APPROVED: 3,
+    State.TIER1_SCANNING: 0,
+    State.TIER2_SCANNING: 1,
+    State.AUTO_APPROVED: 2,
+    State.VENDOR_APPROVED: 2,
 }
 
 

@@ -9,7 +9,7 @@ from pipeline.errors import classify
 from pipeline.models import DeadLetter, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.services.attempts import CrashLoopDetected
-from pipeline.services.steps import STEP_STAGES
+from pipeline.services.steps import TASK_STAGES
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, TransitionConflict, transition
 
@@ -46,7 +46,7 @@ def give_up(
         traceback=traceback[-10000:],
         payload={"args": [submission_id] if submission_id else [], "retries": retries},
     )
-    if submission is not None and stage in STEP_STAGES.get(task_name, ()):
+    if submission is not None and stage in TASK_STAGES.get(task_name, ()):
         attempts = retries + 1
         try:
             transition(

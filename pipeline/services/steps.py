@@ -1,4 +1,6 @@
-"""The pipeline's steps: intake → scan → judge → publish.
+"""The pipeline's steps: intake → scan → judge → publish, sent as three messages (intake and
+Tier 1 share one: both are fast and deterministic, and a message saved is a broker round trip
+saved per submission).
 
 Each step reads the submission's current state and does nothing unless the submission is
 waiting for it, so a redelivered or replayed message is harmless. A step stores its result and
@@ -31,18 +33,30 @@ from reviews.services import open_review
 
 logger = logging.getLogger(__name__)
 
-STEP_STAGES: dict[str, frozenset[State]] = {
-    "pipeline.intake": frozenset({State.RECEIVED}),
-    "pipeline.scan": frozenset({State.TIER1_SCANNING}),
-    "pipeline.judge": frozenset({State.TIER2_SCANNING}),
-    "pipeline.publish": frozenset({State.AUTO_APPROVED, State.VENDOR_APPROVED}),
+_INTAKE = frozenset({State.RECEIVED})
+_SCAN = frozenset({State.TIER1_SCANNING})
+_JUDGE = frozenset({State.TIER2_SCANNING})
+_PUBLISH = frozenset({State.AUTO_APPROVED, State.VENDOR_APPROVED})
+# The states each task works on: a task that gives up rejects only from these.
+TASK_STAGES: dict[str, frozenset[State]] = {
+    "pipeline.scan": _INTAKE | _SCAN,
+    "pipeline.judge": _JUDGE,
+    "pipeline.publish": _PUBLISH,
 }
+
+
+def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
+    """The first message: route the submission (vendor or scan), then run Tier 1 on it."""
+    run_intake(submission_id, context)
+    run_scan(submission_id, context)
+
+
 _TOP_FINDINGS = 3
 
 
 def run_intake(submission_id: str, context: StepContext) -> None:
     """RECEIVED → VENDOR_APPROVED for trusted organisations' repositories, else TIER1_SCANNING."""
-    submission = _waiting_for(submission_id, context)
+    submission = _waiting_for(submission_id, context, _INTAKE)
     if submission is None:
         return
     with tracked_attempt(submission, context):
@@ -65,7 +79,7 @@ def run_intake(submission_id: str, context: StepContext) -> None:
 
 def run_scan(submission_id: str, context: StepContext) -> None:
     """Tier 1: TIER1_SCANNING → TIER2_SCANNING on PASS, → TIER1_FAILED (final) on FAIL."""
-    submission = _waiting_for(submission_id, context)
+    submission = _waiting_for(submission_id, context, _SCAN)
     if submission is None:
         return
     with tracked_attempt(submission, context):
@@ -91,7 +105,7 @@ def run_scan(submission_id: str, context: StepContext) -> None:
 def run_judge(submission_id: str, context: StepContext) -> None:
     """Tier 2: the judge's score and the decision policy pick AUTO_APPROVED, NEEDS_REVIEW or
     REJECTED."""
-    submission = _waiting_for(submission_id, context)
+    submission = _waiting_for(submission_id, context, _JUDGE)
     if submission is None:
         return
     with tracked_attempt(submission, context):
@@ -117,7 +131,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
 
 def run_publish(submission_id: str, context: StepContext) -> None:
     """AUTO_APPROVED / VENDOR_APPROVED → PUBLISHED with its version assigned."""
-    submission = _waiting_for(submission_id, context)
+    submission = _waiting_for(submission_id, context, _PUBLISH)
     if submission is None:
         return
     channel = (
@@ -157,6 +171,7 @@ def publish(submission: Submission, channel: str, actor: Actor) -> SkillVersion:
                 ),
                 updates={"published_version": version},
             ),
+            entered_at=submission.state_changed_at,
         )
     return version
 
@@ -174,13 +189,15 @@ def tier1_report(submission: Submission) -> Tier1Report:
     )
 
 
-def _waiting_for(submission_id: str, context: StepContext) -> Submission | None:
+def _waiting_for(
+    submission_id: str, context: StepContext, stages: frozenset[State]
+) -> Submission | None:
     """The submission if it waits for this step, else None (already done, or moved on)."""
     submission = Submission.objects.select_related("bundle").filter(pk=submission_id).first()
     if submission is None:
         logger.warning("%s: submission %s does not exist", context.task_name, submission_id)
         return None
-    if submission.state not in STEP_STAGES[context.task_name]:
+    if submission.state not in stages:
         logger.info(
             "%s: submission %s is %s, nothing to do",
             context.task_name,
@@ -193,7 +210,7 @@ def _waiting_for(submission_id: str, context: StepContext) -> Submission | None:
 
 def _apply(submission: Submission, change: Change) -> None:
     try:
-        transition(submission.pk, change)
+        transition(submission.pk, change, entered_at=submission.state_changed_at)
     except TransitionConflict as conflict:
         logger.info("%s skipped: %s", change.trigger, conflict)
 
@@ -209,7 +226,7 @@ def _store_and_apply(
     try:
         with transaction.atomic():
             result.save()
-            transition(submission.pk, change)
+            transition(submission.pk, change, entered_at=submission.state_changed_at)
             if then is not None:
                 then()
     except IntegrityError:

@@ -7,79 +7,154 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('pipeline', '0001_initial'),
+        ("pipeline", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='BundleSnapshot',
+            name="BundleSnapshot",
             fields=[
-                ('sha256', models.CharField(max_length=64, primary_key=True, serialize=False)),
-                ('files', models.JSONField(help_text='Canonical file list: path, size, sha256, text|base64.')),
-                ('file_count', models.PositiveIntegerField()),
-                ('total_bytes', models.PositiveIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("sha256", models.CharField(max_length=64, primary_key=True, serialize=False)),
+                (
+                    "files",
+                    models.JSONField(
+                        help_text="Canonical file list: path, size, sha256, text|base64."
+                    ),
+                ),
+                ("file_count", models.PositiveIntegerField()),
+                ("total_bytes", models.PositiveIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name': 'bundle snapshot',
+                "verbose_name": "bundle snapshot",
             },
         ),
         migrations.CreateModel(
-            name='Skill',
+            name="Skill",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('owner', models.CharField(help_text='Lowercase.', max_length=100)),
-                ('name', models.CharField(max_length=64)),
-                ('origin', models.CharField(choices=[('git', 'Git repository owner'), ('account', 'Registry account')], max_length=8)),
-                ('description', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner_account', models.ForeignKey(blank=True, help_text='For skills owned by a registry account: the only account that may publish.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("owner", models.CharField(help_text="Lowercase.", max_length=100)),
+                ("name", models.CharField(max_length=64)),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[("git", "Git repository owner"), ("account", "Registry account")],
+                        max_length=8,
+                    ),
+                ),
+                ("description", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner_account",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="For skills owned by a registry account: the only account that may publish.",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ('owner', 'name'),
+                "ordering": ("owner", "name"),
             },
         ),
         migrations.CreateModel(
-            name='SkillVersion',
+            name="SkillVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.CharField(max_length=64)),
-                ('channel', models.CharField(choices=[('vendor', 'Vendor fast path'), ('automatic', 'Automatically approved'), ('review', 'Approved by a reviewer')], max_length=16)),
-                ('published_at', models.DateTimeField(auto_now_add=True)),
-                ('bundle', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='registry.bundlesnapshot')),
-                ('skill', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='registry.skill')),
-                ('submission', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='created_version', to='pipeline.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("version", models.CharField(max_length=64)),
+                (
+                    "channel",
+                    models.CharField(
+                        choices=[
+                            ("vendor", "Vendor fast path"),
+                            ("automatic", "Automatically approved"),
+                            ("review", "Approved by a reviewer"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("published_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "bundle",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="registry.bundlesnapshot",
+                    ),
+                ),
+                (
+                    "skill",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="registry.skill",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="created_version",
+                        to="pipeline.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ('skill', '-id'),
+                "ordering": ("skill", "-id"),
             },
         ),
         migrations.CreateModel(
-            name='TrustedOrg',
+            name="TrustedOrg",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('note', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("note", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'verbose_name': 'trusted organisation',
-                'ordering': ('name',),
-                'constraints': [models.UniqueConstraint(django.db.models.functions.text.Lower('name'), name='trusted_org_name_unique')],
+                "verbose_name": "trusted organisation",
+                "ordering": ("name",),
+                "constraints": [
+                    models.UniqueConstraint(
+                        django.db.models.functions.text.Lower("name"),
+                        name="trusted_org_name_unique",
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='skill',
-            constraint=models.UniqueConstraint(models.F('owner'), models.F('name'), name='skill_owner_name_unique'),
+            model_name="skill",
+            constraint=models.UniqueConstraint(
+                models.F("owner"), models.F("name"), name="skill_owner_name_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='skillversion',
-            constraint=models.UniqueConstraint(models.F('skill'), models.F('version'), name='skill_version_unique'),
+            model_name="skillversion",
+            constraint=models.UniqueConstraint(
+                models.F("skill"), models.F("version"), name="skill_version_unique"
+            ),
         ),
     ]

@@ -96,7 +96,7 @@ def test_a_worker_child_killed_mid_judge_is_redelivered_and_judged_once(
 
 
 def test_a_worker_killed_between_steps_loses_nothing(fleet, submit):
-    fleet.ensure(1, queues=f"submission-pipeline.intake,{SCAN_QUEUE}")
+    fleet.ensure(1, queues=SCAN_QUEUE)
     created = submit(f"between-{uuid.uuid4().hex[:8]}")
     wait_for_state(created["id"], [State.TIER2_SCANNING], timeout=30)
     fleet.kill_all()

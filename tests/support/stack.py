@@ -174,6 +174,8 @@ class WorkerFleet:
     def __init__(self) -> None:
         self.workers: list[Worker] = []
         self._config: tuple | None = None
+        # Workers of an earlier, interrupted run would steal this run's messages.
+        subprocess.run(["pkill", "-9", "-f", "celery -A config worker .*-n test-"], check=False)
 
     def ensure(self, count: int = 1, queues: str = "", **env: str) -> list[Worker]:
         config = (count, queues, tuple(sorted(env.items())))

@@ -77,7 +77,7 @@ def test_queue_status_lists_stuck_submissions_with_classification_and_budget(mak
 def test_metrics_cover_the_last_24_hours_hourly(make_user, staff):
     submission = submission_in(State.RECEIVED, make_user())
     for name, step in (
-        ("pipeline.intake", steps.run_intake),
+        ("pipeline.scan", steps.run_intake),
         ("pipeline.scan", steps.run_scan),
         ("pipeline.judge", steps.run_judge),
         ("pipeline.publish", steps.run_publish),

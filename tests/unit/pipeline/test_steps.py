@@ -23,7 +23,7 @@ def ctx(task: str, task_id: str = "t-1") -> StepContext:
 
 def run_all(submission_id) -> None:
     for name, step in (
-        ("pipeline.intake", steps.run_intake),
+        ("pipeline.scan", steps.run_intake),
         ("pipeline.scan", steps.run_scan),
         ("pipeline.judge", steps.run_judge),
         ("pipeline.publish", steps.run_publish),
@@ -75,7 +75,7 @@ def test_vendor_repositories_skip_scanning(make_user):
 
 def test_inline_submissions_never_take_the_vendor_path(make_user):
     submission = submission_in(State.RECEIVED, make_user("anthropics"))
-    steps.run_intake(str(submission.pk), ctx("pipeline.intake"))
+    steps.run_intake(str(submission.pk), ctx("pipeline.scan"))
     submission.refresh_from_db()
     assert submission.state == State.TIER1_SCANNING
 

@@ -1,0 +1,32 @@
+"""Tier 2 judges, chosen by name (setting ``SKILLGATE_JUDGE``): ``heuristic`` (offline, the
+default) or ``openai`` (any OpenAI-compatible endpoint, configured by ``SKILLGATE_LLM_*``)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from grading.judges.heuristic import HeuristicJudge
+from grading.judges.llm import OpenAICompatibleJudge
+from grading.types import Judge
+
+JUDGE_NAMES = ("heuristic", "openai")
+_ALIASES = {"llm": "openai", "openai-compatible": "openai"}
+
+
+def get_judge(name: str | None = None) -> Judge:
+    chosen = (name or settings.SKILLGATE_JUDGE).strip().lower()
+    chosen = _ALIASES.get(chosen, chosen)
+    pass_min = settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE
+    concerns_min = settings.SKILLGATE_REVIEW_MIN_SCORE
+    if chosen == "heuristic":
+        return HeuristicJudge(pass_min=pass_min, concerns_min=concerns_min)
+    if chosen == "openai":
+        return OpenAICompatibleJudge(
+            base_url=settings.SKILLGATE_LLM_BASE_URL,
+            model=settings.SKILLGATE_LLM_MODEL,
+            api_key=settings.SKILLGATE_LLM_API_KEY,
+            timeout_s=settings.SKILLGATE_LLM_TIMEOUT_S,
+            pass_min=pass_min,
+            concerns_min=concerns_min,
+        )
+    raise ValueError(f"unknown judge {chosen!r}: choose one of {', '.join(JUDGE_NAMES)}")

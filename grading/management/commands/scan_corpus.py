@@ -1,0 +1,78 @@
+"""``manage.py scan_corpus ROOT [--json FILE] [--judge NAME]``: grade a labelled corpus offline.
+
+Runs Tier 1, the judge and the decision policy on every skill listed in ROOT/manifest.csv — no
+queue, no database — and reports outcome rates per label and per source plus Tier 1 latency.
+Exits non-zero only when the corpus itself is unusable (no manifest, missing columns).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from grading.corpus import CorpusError, read_manifest
+from grading.evaluation import OUTCOMES, grade_corpus, summarise
+from grading.judges import get_judge
+
+
+class Command(BaseCommand):
+    help = "Grade every skill of a labelled corpus (Tier 1 + judge + policy) and report rates."
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("root", type=Path, help="folder holding manifest.csv")
+        parser.add_argument("--json", type=Path, help="write the full results to this file")
+        parser.add_argument("--judge", help="judge to use (default: settings.SKILLGATE_JUDGE)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        root: Path = options["root"]
+        try:
+            read_manifest(root)
+        except CorpusError as exc:
+            raise CommandError(f"unusable corpus: {exc}") from exc
+        judge = get_judge(options["judge"])
+        items = list(
+            grade_corpus(
+                root,
+                judge,
+                auto_approve_min=settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE,
+                review_min=settings.SKILLGATE_REVIEW_MIN_SCORE,
+            )
+        )
+        summary = {"corpus": str(root), "judge": judge.provider, **summarise(items)}
+        self._print(summary)
+        if options["json"]:
+            document = {"summary": summary, "items": [i.to_dict() for i in items]}
+            options["json"].write_text(json.dumps(document, indent=1), encoding="utf-8")
+            self.stdout.write(f"wrote {options['json']}")
+
+    def _print(self, summary: dict[str, Any]) -> None:
+        header = f"{'':34}{'n':>5}" + "".join(f"{o:>14}" for o in OUTCOMES)
+        header += f"{'not-auto':>10}{'blocked':>9}"
+        self.stdout.write(f"corpus {summary['corpus']} — judge {summary['judge']}")
+        self.stdout.write(header)
+        self.stdout.write("by label")
+        for label, row in summary["by_label"].items():
+            self.stdout.write(_row(label, row))
+        self.stdout.write("by source")
+        for key, row in summary["by_source"].items():
+            self.stdout.write(_row(key, row))
+        timing = summary["tier1_ms"]
+        self.stdout.write(
+            f"tier 1 ms: median {timing['median']:.2f}  p95 {timing['p95']:.2f}"
+            f"  p99 {timing['p99']:.2f}  max {timing['max']:.2f}"
+        )
+        for error in summary["errors"]:
+            self.stderr.write(f"not graded: {error['id']}: {error['error']}")
+
+
+def _row(name: str, row: dict[str, Any]) -> str:
+    cells = "".join(f"{row['counts'][o]:>6} ({row['rates'][o]:>5.1%})" for o in OUTCOMES)
+    return (
+        f"  {name[:32]:32}{row['total']:>5}{cells}"
+        f"{row['not_auto_approved_rate']:>10.1%}{row['blocked_rate']:>9.1%}"
+    )

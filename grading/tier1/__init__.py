@@ -1,0 +1,5 @@
+"""Tier 1: deterministic rules over every file of a bundle."""
+
+from grading.tier1.engine import ENGINE_VERSION, scan
+
+__all__ = ["ENGINE_VERSION", "scan"]

@@ -1,0 +1,334 @@
+"""The rule catalogue: YAML files in ``rules/``, validated and compiled once per process.
+
+Each rule carries its own documentation (description, remediation) and its own specification
+(true-positive and true-negative examples, run by the test suite), so adding a rule is a data
+change reviewed like code. Two kinds of rule exist:
+
+* pattern rules — regular expressions matched against the views (see ``files``) of the kinds the
+  rule names, after a cheap keyword pre-filter;
+* engine rules (``engine: true``) — raised by engine code that cannot be a regex (front-matter
+  checks, decoded payloads, cross-file correlation); the catalogue still owns their wording,
+  severity and examples.
+
+Fields of a pattern rule besides the documentation: ``kinds`` (which views it reads, see
+``files``), ``keywords`` (one occurs in every match; token-matched unless ``keyword_match:
+substring``), ``window`` (how far before/after a keyword a match may reach), ``patterns``,
+``exclude`` (line-level exceptions), ``capabilities`` (fed to correlation), ``privilege`` (makes
+the skill high-privilege) and, for raw-character rules (``target: original``), a ``trigger``
+character class.
+
+Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
+possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
+whitespace), other repetition must be bounded (``{0,200}``), and a pattern may not start with a
+repeated atom. The loader rejects anything else, and a test runs every rule on pathological input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grading.tier1.files import expand_kinds
+from grading.tier1.index import key_token
+from grading.tier1.limits import MAX_FILE_CHARS
+from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
+
+RULES_DIR = Path(__file__).with_name("rules")
+MAX_BOUND = 400
+DEFAULT_WINDOW = (160, 400)
+"""How far (characters before, after) from a keyword occurrence a match may extend; a rule
+whose patterns reach further (multi-line ones) declares its own ``window``."""
+
+CATEGORIES = frozenset(
+    {
+        "instruction_override",
+        "concealment",
+        "invisible_unicode",
+        "obfuscation",
+        "remote_fetch_execute",
+        "suspicious_download",
+        "credential_access",
+        "env_harvesting",
+        "exfiltration",
+        "reverse_shell",
+        "code_injection",
+        "destructive_commands",
+        "privilege_escalation",
+        "persistence",
+        "hardcoded_secrets",
+        "tool_poisoning",
+        "capability_inflation",
+        "excessive_agency",
+        "supply_chain",
+        "cryptomining",
+        "social_engineering",
+        "output_tampering",
+        "intent_mismatch",
+        "metadata",
+        "capability",
+        "file_integrity",
+    }
+)
+
+_EXAMPLE_FRONTMATTER = (
+    "---\nname: example-skill\ndescription: An example skill for rule tests.\n---\n"
+)
+_EXAMPLE_PATHS = {
+    "python": "scripts/example.py",
+    "shell": "scripts/example.sh",
+    "javascript": "scripts/example.js",
+    "data": "assets/example.xml",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    category: str
+    severity: str
+    confidence: str
+    description: str
+    remediation: str
+    kinds: frozenset[str]
+    keywords: tuple[str, ...]
+    key_of: tuple[str, ...]
+    keys: frozenset[str]
+    substring_keywords: bool
+    window: tuple[int, int]
+    patterns: tuple[re.Pattern[str], ...]
+    exclude: tuple[re.Pattern[str], ...]
+    on_original: bool
+    trigger: str
+    non_ascii_only: bool
+    engine: bool
+    capabilities: tuple[str, ...]
+    requires: tuple[str, ...]
+    privilege: str | None
+    positives: tuple[dict[str, str | bytes], ...]
+    negatives: tuple[dict[str, str | bytes], ...]
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    rules: tuple[Rule, ...]
+    by_id: dict[str, Rule]
+    raw_rules: tuple[Rule, ...]
+    raw_trigger: re.Pattern[str]
+    """Any character some raw-character rule is about: where there is none, they cannot match."""
+    _by_kinds: dict[frozenset[str], tuple[Rule, ...]] = field(default_factory=dict)
+
+    def rule(self, rule_id: str) -> Rule:
+        return self.by_id[rule_id]
+
+    def rules_for(self, kinds: frozenset[str]) -> tuple[Rule, ...]:
+        """Pattern rules reading any of ``kinds``, in catalogue order (memoised per kind set)."""
+        found = self._by_kinds.get(kinds)
+        if found is None:
+            found = tuple(
+                r for r in self.rules if not r.engine and not r.on_original and r.kinds & kinds
+            )
+            self._by_kinds[kinds] = found
+        return found
+
+
+class CatalogueError(ValueError):
+    """A rule file is malformed; raised at load time so a bad rule never ships silently."""
+
+
+@lru_cache(maxsize=1)
+def load_catalogue() -> Catalogue:
+    return build_catalogue(sorted(RULES_DIR.glob("*.yaml")))
+
+
+def build_catalogue(paths: list[Path]) -> Catalogue:
+    rules: list[Rule] = []
+    for path in paths:
+        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader) or {}
+        for raw in document.get("rules", []):
+            rules.append(_parse_rule(raw, path.name))
+    by_id: dict[str, Rule] = {}
+    for rule in rules:
+        if rule.id in by_id:
+            raise CatalogueError(f"duplicate rule id {rule.id!r}")
+        by_id[rule.id] = rule
+    raw_rules = tuple(r for r in rules if r.on_original and not r.engine)
+    raw_trigger = re.compile(
+        "(?:" + ("|".join(r.trigger for r in raw_rules) or "(?!)") + "){1,4000}"
+    )
+    return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger)
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """Safe YAML that refuses duplicate keys, which would otherwise silently overwrite."""
+
+
+def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    keys = [loader.construct_object(key) for key, _ in node.value]
+    duplicates = {key for key in keys if keys.count(key) > 1}
+    if duplicates:
+        raise CatalogueError(
+            f"duplicate key(s) {sorted(duplicates)} at line {node.start_mark.line + 1}"
+        )
+    return loader.construct_mapping(node, deep=True)
+
+
+_StrictLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates
+)
+
+
+def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
+    rule_id = raw.get("id")
+    where = f"{source}: rule {rule_id!r}"
+    for key in ("id", "category", "severity", "confidence", "description", "remediation"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise CatalogueError(f"{where}: {key!r} is required")
+    if raw["category"] not in CATEGORIES:
+        raise CatalogueError(f"{where}: unknown category {raw['category']!r}")
+    if raw["severity"] not in SEVERITY_ORDER or raw["confidence"] not in CONFIDENCE_ORDER:
+        raise CatalogueError(f"{where}: bad severity or confidence")
+    engine = bool(raw.get("engine", False))
+    kinds = expand_kinds(raw.get("kinds", ["any"]))
+    patterns = tuple(_compile(p, where) for p in raw.get("patterns", []))
+    keywords = tuple(k.lower() for k in raw.get("keywords", []))
+    non_ascii_only = bool(raw.get("non_ascii_only", False))
+    on_original = raw.get("target", "normalised") == "original"
+    trigger = raw.get("trigger", "")
+    if on_original and not (trigger.startswith("[") and trigger.endswith("]")):
+        raise CatalogueError(f"{where}: a raw-character rule needs a trigger character class")
+    if not engine and not patterns:
+        raise CatalogueError(f"{where}: a pattern rule needs patterns")
+    if not engine and not keywords and not non_ascii_only:
+        raise CatalogueError(f"{where}: a pattern rule needs keywords for the pre-filter")
+    substring_keywords = raw.get("keyword_match", "token") == "substring"
+    key_of = tuple(key_token(k) for k in keywords)
+    keys = frozenset(key_of)
+    if "" in keys and not substring_keywords:
+        raise CatalogueError(f"{where}: every keyword needs a letter or digit")
+    examples = raw.get("examples") or {}
+    first_kind = (raw.get("kinds") or ["prose"])[0]
+    positives = tuple(_example(e, first_kind, where) for e in examples.get("positive", []))
+    negatives = tuple(_example(e, first_kind, where) for e in examples.get("negative", []))
+    if not positives or not negatives:
+        raise CatalogueError(f"{where}: needs a positive and a negative example")
+    return Rule(
+        id=raw["id"],
+        category=raw["category"],
+        severity=raw["severity"],
+        confidence=raw["confidence"],
+        description=" ".join(raw["description"].split()),
+        remediation=" ".join(raw["remediation"].split()),
+        kinds=kinds,
+        keywords=keywords,
+        key_of=key_of,
+        keys=keys,
+        substring_keywords=substring_keywords,
+        window=_window(raw.get("window", DEFAULT_WINDOW), where),
+        patterns=patterns,
+        exclude=tuple(_compile(p, where) for p in raw.get("exclude", [])),
+        on_original=on_original,
+        trigger=trigger,
+        non_ascii_only=non_ascii_only,
+        engine=engine,
+        capabilities=tuple(raw.get("capabilities", [])),
+        requires=tuple(raw.get("requires", [])),
+        privilege=raw.get("privilege"),
+        positives=positives,
+        negatives=negatives,
+    )
+
+
+def _window(raw: Any, where: str) -> tuple[int, int]:
+    if not (
+        isinstance(raw, list | tuple) and len(raw) == 2 and all(isinstance(n, int) for n in raw)
+    ):
+        raise CatalogueError(f"{where}: window must be [before, after]")
+    return raw[0], raw[1]
+
+
+def _compile(source: str, where: str) -> re.Pattern[str]:
+    problem = unsafe_repetition(source)
+    if problem:
+        raise CatalogueError(f"{where}: pattern {source!r}: {problem}")
+    try:
+        return re.compile(source)
+    except re.error as exc:
+        raise CatalogueError(f"{where}: pattern {source!r} does not compile: {exc}") from exc
+
+
+def _expand(content: str) -> str | bytes:
+    if content == _BINARY_MARKER:
+        return b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
+    if content == _OVERSIZED_MARKER:
+        return "a" * (MAX_FILE_CHARS + 1)
+    return content
+
+
+def unsafe_repetition(source: str) -> str | None:
+    """Why ``source`` could backtrack badly, or None. A deliberately strict, simple lint."""
+    index, in_class, atom_start = 0, False, -1
+    while index < len(source):
+        ch = source[index]
+        if ch == "\\":
+            if not in_class:
+                atom_start = index
+            index += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class, atom_start = True, index
+        elif ch in "*+" and (index == 0 or source[index - 1] not in "*+?{}("):
+            if source[atom_start : atom_start + 2] != "\\s":
+                return f"unbounded {ch!r} on something other than \\s at {index}"
+            if source[index + 1 : index + 2] != "+":
+                return f"unbounded \\s{ch} at {index} must be possessive (\\s{ch}+)"
+            if not source.startswith("^") and not source[:atom_start].replace("(?i)", ""):
+                return "pattern starts with a repeated atom"
+        elif ch == "{":
+            bound = re.match(r"\{(\d*),?(\d*)\}", source[index:])
+            if bound and bound.group(2) == "" and "," in bound.group(0):
+                return f"unbounded repetition {bound.group(0)}"
+            if bound and int(bound.group(2) or bound.group(1) or 0) > MAX_BOUND:
+                return f"repetition bound above {MAX_BOUND}"
+        elif ch not in ")|?":
+            atom_start = index
+        index += 1
+    return None
+
+
+_BINARY_MARKER, _OVERSIZED_MARKER = "!binary", "!oversized"
+
+
+def _example(raw: Any, default_kind: str, where: str) -> dict[str, str | bytes]:
+    """An example as a complete mini bundle, so the test runs it through the real scanner.
+
+    In a ``files`` example the values ``!binary`` and ``!oversized`` stand for a PNG header and
+    for a text one character over the per-file scan limit.
+    """
+    if isinstance(raw, dict) and "files" in raw:
+        return {path: _expand(content) for path, content in raw["files"].items()}
+    if isinstance(raw, str):
+        text, kind = raw, default_kind
+    elif isinstance(raw, dict) and "text" in raw:
+        text, kind = raw["text"], raw.get("kind", default_kind)
+    else:
+        raise CatalogueError(f"{where}: malformed example {raw!r}")
+    kind = "prose" if kind == "any" else "python" if kind == "scripts" else kind
+    if kind == "prose":
+        return {"SKILL.md": f"{_EXAMPLE_FRONTMATTER}\n{text}\n"}
+    if kind == "frontmatter":
+        return {"SKILL.md": f"---\n{text}\n---\n\n# Example\n"}
+    if kind == "code":
+        return {"SKILL.md": f"{_EXAMPLE_FRONTMATTER}\n```\n{text}\n```\n"}
+    if kind == "config":
+        path = (
+            "config/example.json" if text.lstrip().startswith(("{", "[")) else "config/example.yaml"
+        )
+        return {"SKILL.md": _EXAMPLE_FRONTMATTER, path: text}
+    return {"SKILL.md": _EXAMPLE_FRONTMATTER, _EXAMPLE_PATHS[kind]: text}

@@ -1,0 +1,113 @@
+"""Tier 1: deterministic rules over every file of a bundle, then skill-level inferences.
+
+The verdict is FAIL only on a high-confidence critical finding — a Tier 1 fail is final for the
+author, so it is reserved for unambiguous threats (reverse shells, piping a download into a shell,
+smuggled instructions…). Every other finding is evidence for Tier 2.
+
+The skill is *high-privilege* when a finding of at least medium confidence carries a privilege
+(the ``privilege`` field of a rule): elevated_execution (sudo/root, setuid, privileged containers,
+admin cloud policies), host_persistence (cron, services, shell start-up files, git hooks),
+agent_config (writing the agent's own instruction/memory files), credential_stores (SSH keys,
+cloud/tool credential files, keychains, browser stores, instance metadata), remote_code (running
+downloaded code), remote_access (reverse/bind shells), resource_abuse (miners) and
+unattended_actions (sending, posting or paying without the user's confirmation). Running bundled
+scripts, listing a plain ``Bash`` tool, writing to the workspace or calling a documented API is
+deliberately *not* high privilege: vendor skills do all of that every day.
+
+Work is bounded whatever the input: at most MAX_FILE_CHARS of one file and MAX_TOTAL_CHARS of the
+bundle are scanned, pattern matching has a total work budget and decoding its own (whatever is
+skipped is reported as ``file.not-scanned``, never silently), and the catalogue only admits
+linear-time patterns.
+"""
+
+from __future__ import annotations
+
+import time
+
+from grading.tier1.catalogue import Catalogue, load_catalogue
+from grading.tier1.correlation import check_intent, correlate
+from grading.tier1.findings import Collector, is_blocking
+from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
+from grading.tier1.metadata import check_manifest
+from grading.tier1.scanner import ScanContext, scan_file
+from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
+
+ENGINE_VERSION = "tier1-rules/1.0"
+
+
+def scan(files: SkillFiles) -> Tier1Report:
+    started = time.perf_counter()
+    catalogue = load_catalogue()
+    collector = Collector()
+    texts = _readable_texts(files, catalogue, collector)
+    context = ScanContext(catalogue, collector)
+    for path, text in texts.items():
+        scan_file(path, text, context)
+    if context.exhausted_in is not None:
+        note = "(the scan's matching budget ran out; later rules and files were skipped)"
+        collector.add(catalogue.rule("file.not-scanned"), context.exhausted_in, 1, 1, "", note)
+    manifest = check_manifest(texts, catalogue, collector)
+    correlate(catalogue, collector)
+    check_intent(manifest, catalogue, collector)
+    findings = tuple(
+        sorted(
+            collector.findings,
+            key=lambda f: (-SEVERITY_ORDER[f.severity], f.file, f.line, f.column, f.rule_id),
+        )
+    )
+    privileges = _privileges(catalogue, collector)
+    return Tier1Report(
+        verdict="FAIL" if any(is_blocking(f) for f in findings) else "PASS",
+        findings=findings,
+        high_privilege=bool(privileges),
+        privileges=privileges,
+        engine_version=ENGINE_VERSION,
+        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+def _readable_texts(
+    files: SkillFiles, catalogue: Catalogue, collector: Collector
+) -> dict[str, str]:
+    """The text of each file to scan, within the size limits; binaries and overflow reported."""
+    texts: dict[str, str] = {}
+    remaining = MAX_TOTAL_CHARS
+    for index, path in enumerate(sorted(files)):
+        content = files[path]
+        if index >= MAX_FILES:
+            collector.add(catalogue.rule("file.not-scanned"), path, 1, 1, "too many files")
+            continue
+        if isinstance(content, bytes):
+            collector.add(catalogue.rule("file.binary"), path, 1, 1, f"{len(content)} bytes")
+            text = _text_inside(content)
+            if text is None:
+                continue
+        else:
+            text = content
+        limit = min(MAX_FILE_CHARS, remaining)
+        if len(text) > limit:
+            note = f"({len(text)} characters, only the first {limit} scanned)"
+            collector.add(catalogue.rule("file.not-scanned"), path, 1, 1, "", note)
+            text = text[:limit]
+        remaining -= len(text)
+        texts[path] = text
+    return texts
+
+
+def _text_inside(content: bytes) -> str | None:
+    """A 'binary' that is really UTF-8 text is scanned anyway: the label is the submitter's."""
+    if b"\x00" in content[:8192]:
+        return None
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _privileges(catalogue: Catalogue, collector: Collector) -> tuple[str, ...]:
+    found: set[str] = set()
+    for finding in collector.findings:
+        privilege = catalogue.rule(finding.rule_id).privilege
+        if privilege and CONFIDENCE_ORDER[finding.confidence] >= CONFIDENCE_ORDER["medium"]:
+            found.add(privilege)
+    return tuple(sorted(found))

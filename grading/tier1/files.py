@@ -1,0 +1,194 @@
+"""What kind of text each file is, and the views of it that rules look at.
+
+A rule declares the *kinds* of text it applies to: instruction-override phrases make sense in
+Markdown prose, ``eval(`` only in code. A Markdown file therefore yields several views — prose,
+front matter, and one view per fenced-code language — each the same length as the file with the
+other regions blanked (newlines kept), so a match offset is a file offset and line numbers stay
+exact without any bookkeeping.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KINDS = frozenset(
+    {"prose", "frontmatter", "python", "shell", "javascript", "config", "code", "data"}
+)
+"""``code`` is code whose language is unknown (an unlabelled fence); ``data`` is bulk markup
+(schemas, licences, CSV) that only rules naming ``data`` explicitly read — the alias ``any`` does
+not include it, which keeps megabytes of XML schema cheap to scan."""
+
+KIND_ALIASES: dict[str, frozenset[str]] = {
+    "any": KINDS - {"data"},
+    "scripts": frozenset({"python", "shell", "javascript", "code"}),
+}
+
+_MARKDOWN = {".md", ".markdown", ".mdx", ".mdc"}
+_PYTHON = {".py", ".pyw", ".pyi"}
+_SHELL = {".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".bat", ".cmd"}
+_JAVASCRIPT = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"}
+_CONFIG = {".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".skill"}
+_HTML = {".html", ".htm", ".xhtml", ".vue", ".svelte"}
+_PROSE = {".txt", ".rst", ".adoc", ".tex", ".org"}
+_DATA = {".xsd", ".xml", ".csv", ".tsv", ".svg", ".bib", ".bst", ".sty", ".cls", ".lock", ".map"}
+_DATA_STEMS = ("license", "licence", "copying", "notice", "ofl")
+_SHELL_NAMES = {"dockerfile", "makefile", "containerfile", "justfile", "procfile"}
+_UNKNOWN_AS_TEXT_MAX = 64 * 1024
+
+_FENCE_LANG: dict[str, str] = {
+    **dict.fromkeys(("python", "py", "python3", "ipython", "pycon"), "python"),
+    **dict.fromkeys(
+        ("bash", "sh", "shell", "zsh", "console", "shell-session", "powershell", "ps1", "cmd"),
+        "shell",
+    ),
+    **dict.fromkeys(("dockerfile", "makefile", "bat", "fish"), "shell"),
+    **dict.fromkeys(
+        ("javascript", "js", "typescript", "ts", "jsx", "tsx", "node", "mjs", "html", "vue"),
+        "javascript",
+    ),
+    **dict.fromkeys(("json", "jsonc", "yaml", "yml", "toml", "ini", "env", "dotenv"), "config"),
+}
+_PROSE_FENCES = {"markdown", "md", "text", "txt", "plaintext", "prompt", "xml"}
+
+_FENCE_OPEN = re.compile(r"^[ \t>]{0,12}(`{3,}|~{3,})[ \t]*([\w+#.-]{0,40})", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class View:
+    """A kind-tagged view of one file's (normalised) text.
+
+    ``anchor`` is set for content that does not exist verbatim in the file (decoded base64, Unicode
+    tag payloads): every hit in it is reported at the anchor's (line, column) and ``origin`` says
+    how it was recovered.
+    """
+
+    kind: str
+    text: str
+    spans: tuple[tuple[int, int], ...] = ()
+    anchor: tuple[int, int] | None = None
+    origin: str | None = None
+
+    def regions(self) -> tuple[tuple[int, int], ...]:
+        """The (start, end) spans of the text that belong to this view, in order."""
+        return self.spans or ((0, len(self.text)),)
+
+
+def expand_kinds(names: list[str] | tuple[str, ...]) -> frozenset[str]:
+    kinds: set[str] = set()
+    for name in names:
+        if name in KIND_ALIASES:
+            kinds |= KIND_ALIASES[name]
+        elif name in KINDS:
+            kinds.add(name)
+        else:
+            raise ValueError(f"unknown file kind {name!r}")
+    return frozenset(kinds)
+
+
+def file_kinds(path: str, text: str) -> tuple[str, ...]:
+    """The kinds a whole (non-Markdown) file is read as, from its name and first line."""
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    if suffix in _PYTHON:
+        return ("python",)
+    if suffix in _SHELL or name in _SHELL_NAMES:
+        return ("shell",)
+    if suffix in _JAVASCRIPT:
+        return ("javascript",)
+    if name.startswith("requirements") and suffix in {".txt", ".in"}:
+        return ("config",)
+    if suffix in _CONFIG or name.startswith(".env"):
+        return ("config",)
+    if suffix in _HTML:
+        return ("prose", "javascript")
+    if name.startswith(_DATA_STEMS) or suffix in _DATA:
+        return ("data",)
+    if suffix in _PROSE:
+        return ("prose",)
+    if text.startswith("#!"):
+        first = text[: text.find("\n")] if "\n" in text else text
+        if "python" in first:
+            return ("python",)
+        if "node" in first or "deno" in first or "bun" in first:
+            return ("javascript",)
+        return ("shell",)
+    if len(text) <= _UNKNOWN_AS_TEXT_MAX:
+        return ("prose", "code")
+    return ("data",)
+
+
+def is_markdown(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return any(name.endswith(suffix) for suffix in _MARKDOWN)
+
+
+def frontmatter_span(text: str) -> tuple[int, int] | None:
+    """(start, end) of the YAML front matter body, without the ``---`` fences."""
+    start = 4 if text.startswith("---\n") else 5 if text.startswith("---\r\n") else -1
+    if start < 0:
+        return None
+    match = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE).search(text, start)
+    if match is None:
+        return None
+    return start, match.start()
+
+
+def markdown_views(text: str) -> list[View]:
+    """Prose, front matter and per-language fenced-code views of one Markdown file."""
+    regions: dict[str, list[tuple[int, int]]] = {}
+    fm = frontmatter_span(text)
+    prose_start = 0
+    if fm is not None:
+        regions["frontmatter"] = [fm]
+        prose_start = text.find("\n", fm[1]) + 1 or len(text)
+    prose: list[tuple[int, int]] = []
+    position = prose_start
+    while True:
+        opening = _FENCE_OPEN.search(text, position)
+        if opening is None:
+            break
+        fence, language = opening.group(1), opening.group(2).lower()
+        body_start = text.find("\n", opening.end())
+        if body_start < 0:
+            break
+        body_start += 1
+        closing = re.compile(
+            r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
+            re.MULTILINE,
+        ).search(text, body_start)
+        body_end = closing.start() if closing else len(text)
+        prose.append((position, opening.start()))
+        kind = "prose" if language in _PROSE_FENCES else _FENCE_LANG.get(language, "code")
+        regions.setdefault(kind, []).append((body_start, body_end))
+        position = closing.end() if closing else len(text)
+    prose.append((position, len(text)))
+    regions.setdefault("prose", []).extend(prose)
+    return [
+        View(kind, _keep_only(text, spans), tuple(sorted(s for s in spans if s[1] > s[0])))
+        for kind, spans in regions.items()
+    ]
+
+
+def _keep_only(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with everything outside ``spans`` blanked to spaces, newlines kept."""
+    pieces: list[str] = []
+    cursor = 0
+    for start, end in sorted(spans):
+        if start > cursor:
+            pieces.append(_blank(text[cursor:start]))
+        pieces.append(text[max(start, cursor) : end])
+        cursor = max(cursor, end)
+    if cursor < len(text):
+        pieces.append(_blank(text[cursor:]))
+    return "".join(pieces)
+
+
+def _blank(piece: str) -> str:
+    return "\n".join(" " * len(line) for line in piece.split("\n"))
+
+
+def views_of(path: str, text: str) -> list[View]:
+    if is_markdown(path):
+        return markdown_views(text)
+    return [View(kind, text) for kind in file_kinds(path, text)]

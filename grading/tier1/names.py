@@ -1,0 +1,83 @@
+"""Typosquat detection: is a name one keystroke away from a well-known one?
+
+Only the edits typosquatters actually use count — swapping two neighbouring letters
+(``reqeusts``), dropping an inner letter (``confg``) and doubling a letter (``webbapp``). A
+substitution (``render``/``tender``) or a dropped final letter (``parser``/``parse``) is far more
+often a different real word, so it is not reported: precision matters more here than recall,
+because a false typosquat sends an honest skill to review.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+_NAMES_FILE = Path(__file__).with_name("data") / "well_known_names.txt"
+_MIN_LENGTH = 5
+_TOKEN_SPLIT = re.compile(r"[-_.\s/]+")
+
+
+@lru_cache(maxsize=1)
+def well_known() -> frozenset[str]:
+    lines = _NAMES_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip().lower() for line in lines if line.strip() and line[0] != "#")
+
+
+def imitated(name: str) -> str | None:
+    """The well-known name (or name part) that ``name`` looks like a typo of, if any."""
+    known = well_known()
+    lowered = name.strip().lower()
+    if not lowered or lowered in known:
+        return None
+    whole = _near_miss(lowered, known)
+    if whole is not None:
+        return whole
+    for token in _TOKEN_SPLIT.split(lowered):
+        hit = _near_miss(token, known)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _near_miss(token: str, known: frozenset[str]) -> str | None:
+    if len(token) < _MIN_LENGTH or _is_known(token, known):
+        return None
+    for candidate in known:
+        if abs(len(candidate) - len(token)) <= 1 and is_typo_of(token, candidate):
+            return candidate
+    return None
+
+
+def _is_known(token: str, known: frozenset[str]) -> bool:
+    return token in known or token.rstrip("s") in known or f"{token}s" in known
+
+
+def is_typo_of(typed: str, intended: str) -> bool:
+    """True if ``typed`` is ``intended`` with two neighbours swapped, an inner letter dropped or a
+    letter doubled."""
+    if typed == intended:
+        return False
+    if len(typed) == len(intended):
+        diffs = [i for i, (a, b) in enumerate(zip(typed, intended, strict=True)) if a != b]
+        return (
+            len(diffs) == 2
+            and diffs[1] == diffs[0] + 1
+            and typed[diffs[0]] == intended[diffs[1]]
+            and typed[diffs[1]] == intended[diffs[0]]
+        )
+    if len(typed) == len(intended) - 1:
+        index = _first_difference(typed, intended)
+        return index < len(typed) and typed[index:] == intended[index + 1 :]
+    if len(typed) == len(intended) + 1:
+        index = _first_difference(intended, typed)
+        doubled = index > 0 and typed[index] == typed[index - 1]
+        return doubled and typed[index + 1 :] == intended[index:]
+    return False
+
+
+def _first_difference(shorter: str, longer: str) -> int:
+    for index, ch in enumerate(shorter):
+        if ch != longer[index]:
+            return index
+    return len(shorter)

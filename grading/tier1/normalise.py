@@ -1,0 +1,133 @@
+"""Normalisation before matching, so look-alike and invisible characters cannot dodge the rules.
+
+Steps for non-ASCII text (ASCII text is returned untouched — the common, fast case):
+
+1. Unicode *tag* characters (U+E0000–E007F) mirror ASCII invisibly; runs of them are decoded to the
+   ASCII they spell and handed back so the engine can rescan the hidden message.
+2. Zero-width characters, bidi controls, tag characters and variation selectors are removed, so
+   ``ig\u200bnore`` matches ``ignore``. (Rules flag their presence on the original text.)
+3. NFKC folds compatibility forms — fullwidth ``ｉｇｎｏｒｅ``, mathematical bold letters,
+   ligatures — into their plain equivalents.
+
+None of these steps creates or removes a newline, so line numbers are identical before and after;
+columns on a changed line are mapped back lazily, only for lines that have a finding.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+_TAG_START, _TAG_END = 0xE0000, 0xE007F
+_INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e"
+    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\u206a\u206b\u206c\u206d\u206e\u206f"
+    "\u3164\ufeff\uffa0"
+)
+_REMOVE: dict[int, None] = dict.fromkeys(map(ord, _INVISIBLE))
+_REMOVE.update(dict.fromkeys(range(_TAG_START, _TAG_END + 1)))
+_REMOVE.update(dict.fromkeys(range(0xFE00, 0xFE10)))
+_REMOVE.update(dict.fromkeys(range(0xE0100, 0xE01F0)))
+
+_TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
+_REMOVABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]+"
+)
+"""The characters of ``_REMOVE`` as ranges: a compact class keeps the search fast."""
+MAX_TAG_PAYLOAD = 16 * 1024
+"""Characters of decoded tag text kept per file; a longer hidden message is already damning."""
+
+
+@dataclass(frozen=True)
+class HiddenRun:
+    """A run of tag characters: where it starts in the original text and the ASCII it spells."""
+
+    offset: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Normalised:
+    text: str
+    changed: bool
+    hidden: tuple[HiddenRun, ...]
+
+
+def normalise(text: str, *, fold: bool = True) -> Normalised:
+    """Normalise ``text``; with ``fold=False`` only the hidden tag runs are extracted (bulk data
+    files, which only the raw-character rules read)."""
+    if text.isascii():
+        return Normalised(text, False, ())
+    hidden: list[HiddenRun] = []
+    pieces: list[str] = []
+    cursor = 0
+    for start, end in non_ascii_pieces(text):
+        piece = text[start:end]
+        hidden.extend(
+            HiddenRun(start + match.start(), _decode_tags(match.group())[:MAX_TAG_PAYLOAD])
+            for match in _TAG_RUN.finditer(piece)
+        )
+        if fold:
+            pieces.append(text[cursor:start])
+            pieces.append(unicodedata.normalize("NFKC", _REMOVABLE.sub("", piece)))
+            cursor = end
+    if not fold:
+        return Normalised(text, False, tuple(hidden))
+    pieces.append(text[cursor:])
+    cleaned = "".join(pieces)
+    return Normalised(cleaned, cleaned != text, tuple(hidden))
+
+
+def non_ascii_pieces(text: str, size: int = 4096) -> list[tuple[int, int]]:
+    """Newline-aligned spans of about ``size`` characters that contain non-ASCII characters.
+
+    Skipping ASCII spans makes a megabyte with a handful of typographic dashes cheap to process;
+    aligning on newlines keeps combining sequences and line numbers intact.
+    """
+    spans: list[tuple[int, int]] = []
+    start, length = 0, len(text)
+    while start < length:
+        end = text.find("\n", start + size)
+        end = length if end < 0 else end + 1
+        if not text[start:end].isascii():
+            spans.append((start, end))
+        start = end
+    return spans
+
+
+def _decode_tags(run: str) -> str:
+    return "".join(chr(ord(ch) - _TAG_START) for ch in run if 0x20 <= ord(ch) - _TAG_START < 0x7F)
+
+
+@lru_cache(maxsize=4096)
+def _normalised_width(ch: str) -> int:
+    if ord(ch) in _REMOVE:
+        return 0
+    return len(unicodedata.normalize("NFKC", ch))
+
+
+def original_column(original_line: str, normalised_column: int) -> int:
+    """Map a 1-based column on a normalised line back to the original line."""
+    if original_line.isascii():
+        return normalised_column
+    consumed = 0
+    for index, ch in enumerate(original_line):
+        consumed += _normalised_width(ch)
+        if consumed >= normalised_column:
+            return index + 1
+    return len(original_line) + 1
+
+
+def visible(snippet: str) -> str:
+    """The snippet with invisible characters spelled out, so a reviewer can see them."""
+    if snippet.isascii():
+        return snippet
+    return "".join(
+        f"<U+{ord(ch):04X}>" if ord(ch) in _REMOVE and ch not in "\u200d\ufe0f" else ch
+        for ch in snippet
+    )

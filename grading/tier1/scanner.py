@@ -1,0 +1,269 @@
+"""Scanning one file: normalise, split into views, match rules, rescan what was hidden.
+
+Hidden content — Unicode-tag text, base64/hex blobs that decode to text — is rescanned as extra
+views anchored at the place it was hidden, so its findings point at a real line of the file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from grading.tier1 import decoding
+from grading.tier1.catalogue import Catalogue, Rule
+from grading.tier1.files import View, file_kinds, is_markdown, views_of
+from grading.tier1.findings import Collector
+from grading.tier1.index import TextIndex
+from grading.tier1.normalise import (
+    Normalised,
+    non_ascii_pieces,
+    normalise,
+    original_column,
+    visible,
+)
+from grading.types import SEVERITY_ORDER
+
+_DECODED_KINDS = ("prose", "shell", "python", "javascript")
+
+
+@dataclass
+class _File:
+    """One file's texts and the offset → (line, column) arithmetic for reporting.
+
+    Line tables are built on the first finding only: most files have none.
+    """
+
+    path: str
+    original: str
+    normalised: Normalised
+    _line_starts: list[int] | None = None
+    original_lines: list[str] | None = None
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            text = self.normalised.text
+            starts = [0]
+            index = text.find("\n")
+            while index >= 0:
+                starts.append(index + 1)
+                index = text.find("\n", index + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset)
+
+    def original_line(self, line: int) -> str:
+        if self.original_lines is None:
+            self.original_lines = self.original.split("\n")
+        return self.original_lines[line - 1] if line <= len(self.original_lines) else ""
+
+    def locate(self, offset: int) -> tuple[int, int]:
+        line = self.line_of(offset)
+        column = offset - self.line_starts[line - 1] + 1
+        if self.normalised.changed:
+            column = original_column(self.original_line(line), column)
+        return line, column
+
+    def locate_original(self, offset: int) -> tuple[int, int]:
+        """Position of an offset into the *original* text (used for tag runs and raw rules)."""
+        line = self.original.count("\n", 0, offset) + 1
+        column = offset - (self.original.rfind("\n", 0, offset) + 1) + 1
+        return line, column
+
+
+MAX_MATCH_WORK = 20_000_000
+"""Characters a skill's patterns may examine in total (window length × patterns). Ordinary
+skills use a few percent of it; a file stuffed with every keyword hits it and is reported as not
+fully scanned instead of costing unbounded time."""
+
+
+@dataclass
+class ScanContext:
+    """Everything one scan shares across its files: rules, findings and work budgets."""
+
+    catalogue: Catalogue
+    collector: Collector
+    blobs: decoding.Budget = field(default_factory=decoding.Budget)
+    work_left: int = MAX_MATCH_WORK
+    exhausted_in: str | None = None
+
+    def spend(self, path: str, characters: int) -> bool:
+        if self.work_left < characters:
+            self.exhausted_in = self.exhausted_in or path
+            return False
+        self.work_left -= characters
+        return True
+
+
+def scan_file(path: str, text: str, context: ScanContext) -> None:
+    catalogue, collector = context.catalogue, context.collector
+    data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
+    file = _File(path, text, normalise(text, fold=not data_only))
+    views = views_of(path, file.normalised.text)
+    kinds = {view.kind for view in views}
+    _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
+    if not text.isascii():
+        _match_original(file, kinds, context)
+        for run in file.normalised.hidden:
+            anchor = file.locate_original(run.offset)
+            collector.add(catalogue.rule("unicode.tag-smuggling"), path, *anchor, run.text)
+            _rescan(file, run.text, anchor, "Unicode tag characters", context)
+    if not data_only:
+        _rescan_blobs(file, file.normalised.text, None, 1, context)
+
+
+def _match_views(file: _File, views: list[View], index: TextIndex, context: ScanContext) -> None:
+    """Run every rule that reads one of the views' kinds, where its keywords occur.
+
+    Each rule is handled once per file: its keyword windows (see ``index``) are computed once and
+    clipped to each view's own regions; views sharing one text (an HTML file read as prose and as
+    JavaScript, decoded data read as every kind) are matched once.
+    """
+    by_kind: dict[str, list[View]] = {}
+    for view in views:
+        by_kind.setdefault(view.kind, []).append(view)
+    for rule in context.catalogue.rules_for(frozenset(by_kind)):
+        file_windows = index.windows(rule)
+        if not file_windows:
+            continue
+        done: set[int] = set()
+        for kind in rule.kinds & by_kind.keys():
+            for view in by_kind[kind]:
+                if id(view.text) in done:
+                    continue
+                done.add(id(view.text))
+                windows = _within(file_windows, view.regions())
+                if windows and not _run_rule(file, view, rule, windows, context):
+                    return
+
+
+def _run_rule(
+    file: _File, view: View, rule: Rule, windows: list[tuple[int, int]], context: ScanContext
+) -> bool:
+    """Match one rule in one view; False once the scan's work budget is spent."""
+    if not context.spend(file.path, len(rule.patterns) * sum(e - s for s, e in windows)):
+        return False
+    collector = context.collector
+    for pattern in rule.patterns:
+        for match in _matches(pattern, view.text, windows):
+            line_text = _line_around(view.text, match.start())
+            if any(ex.search(line_text) for ex in rule.exclude):
+                continue
+            if view.anchor is not None:
+                line, column = view.anchor
+                snippet = f"[{view.origin}] {line_text.strip()}"
+                note = f"(found in {view.origin})"
+            else:
+                line, column = file.locate(match.start())
+                snippet = visible(_window(file.original_line(line), column))
+                note = ""
+            if rule.category == "hardcoded_secrets":
+                snippet = snippet.replace(match.group(), _redact(match.group()))
+            added = collector.add(rule, file.path, line, column, snippet, note)
+            if added is None and collector.has_capped(rule.id, file.path):
+                break
+    return True
+
+
+def _matches(
+    pattern: re.Pattern[str], text: str, windows: list[tuple[int, int]]
+) -> Iterator[re.Match[str]]:
+    for start, end in windows:
+        yield from pattern.finditer(text, start, end)
+
+
+def _within(
+    windows: list[tuple[int, int]], regions: tuple[tuple[int, int], ...]
+) -> list[tuple[int, int]]:
+    """The parts of ``windows`` inside ``regions`` (both sorted and disjoint)."""
+    if len(regions) == 1 and regions[0][0] == 0:
+        return windows
+    result: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(windows) and j < len(regions):
+        low = max(windows[i][0], regions[j][0])
+        high = min(windows[i][1], regions[j][1])
+        if low < high:
+            result.append((low, high))
+        if windows[i][1] < regions[j][1]:
+            i += 1
+        else:
+            j += 1
+    return result
+
+
+def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
+    """Rules about the raw characters themselves (invisible Unicode, bidi controls, homoglyphs),
+    run only around the characters they are about."""
+    catalogue = context.catalogue
+    rules = [r for r in catalogue.raw_rules if r.kinds & kinds]
+    margin, size = 400, len(file.original)
+    windows: list[tuple[int, int]] = []
+    for start, end in non_ascii_pieces(file.original):
+        for hit in catalogue.raw_trigger.finditer(file.original, start, end):
+            low, high = max(0, hit.start() - margin), min(size, hit.end() + margin)
+            if windows and low <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], max(windows[-1][1], high))
+            else:
+                windows.append((low, high))
+    for rule in rules if windows else ():
+        if not context.spend(file.path, len(rule.patterns) * sum(e - s for s, e in windows)):
+            return
+        for pattern in rule.patterns:
+            for match in _matches(pattern, file.original, windows):
+                line, column = file.locate_original(match.start())
+                snippet = visible(_window(file.original_line(line), column))
+                context.collector.add(rule, file.path, line, column, snippet)
+
+
+def _rescan(
+    file: _File, hidden_text: str, anchor: tuple[int, int], origin: str, context: ScanContext
+) -> int:
+    """Scan recovered text as prose and code; returns the worst severity found (0 if none)."""
+    before = len(context.collector.findings)
+    normalised = normalise(hidden_text).text
+    views = [View(kind, normalised, anchor=anchor, origin=origin) for kind in _DECODED_KINDS]
+    _match_views(file, views, TextIndex(normalised), context)
+    new = context.collector.findings[before:]
+    return max((SEVERITY_ORDER[f.severity] for f in new), default=0)
+
+
+def _rescan_blobs(
+    file: _File, text: str, anchor: tuple[int, int] | None, depth: int, context: ScanContext
+) -> None:
+    for blob in decoding.find_blobs(text, context.blobs):
+        where = anchor or file.locate(blob.start)
+        origin = f"{blob.encoding}-decoded data" if depth == 1 else "nested decoded data"
+        worst = _rescan(file, blob.decoded, where, origin, context)
+        if worst >= SEVERITY_ORDER["medium"]:
+            context.collector.add(
+                context.catalogue.rule("obfuscation.encoded-payload"),
+                file.path,
+                *where,
+                f"[{origin}] {blob.decoded[:160]}",
+            )
+        if depth < decoding.MAX_DEPTH:
+            _rescan_blobs(file, blob.decoded, where, depth + 1, context)
+
+
+def _line_around(text: str, offset: int, reach: int = 400) -> str:
+    """The line holding ``offset``, clipped to ``reach`` characters each side (minified files)."""
+    start = max(text.rfind("\n", max(0, offset - reach), offset) + 1, offset - reach, 0)
+    end = text.find("\n", offset, offset + reach)
+    return text[start : end if end >= 0 else min(len(text), offset + reach)]
+
+
+def _window(line: str, column: int, reach: int = 160) -> str:
+    """The part of a (possibly minified, megabyte-long) line around ``column``."""
+    if len(line) <= 2 * reach:
+        return line
+    start = max(0, column - 1 - reach // 2)
+    return line[start : start + 2 * reach]
+
+
+def _redact(secret: str) -> str:
+    return secret[:4] + "…[redacted]" if len(secret) > 8 else "[redacted]"

@@ -1,0 +1,320 @@
+"""The review queue in the Django admin: a changelist in queue order with the filters reviewers
+need, and a review page with the bundle, both tiers' results, the audit trail and a form for
+each action the reviewer may take. The admin only translates: every rule is in reviews.services.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import QuerySet
+from django.forms import Form
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.timesince import timesince
+
+from pipeline.transitions import TransitionError
+from reviews import selectors
+from reviews.detail import review_page
+from reviews.forms import action_form
+from reviews.models import Review
+from reviews.services import ACTIONS, Action, ReviewForbidden
+
+ACTION_LABELS: dict[Action, str] = {
+    Action.ASSIGN: "Escalate to Tier 3",
+    Action.APPROVE: "Approve and publish",
+    Action.REJECT: "Reject",
+    Action.UNASSIGN: "Unassign",
+    Action.ESCALATE: "Escalate to security",
+}
+ACTION_HELP: dict[Action, str] = {
+    Action.ASSIGN: "Moves the submission to Tier 3 review, held by the assignee.",
+    Action.APPROVE: "Publishes the skill with its next version.",
+    Action.REJECT: "Final. The reason is sent to the author.",
+    Action.UNASSIGN: "Puts the review back in the queue.",
+    Action.ESCALATE: "Hands the review to the Security group; only they can decide it then.",
+}
+
+
+class StateFilter(admin.SimpleListFilter):
+    """The submission's state; open reviews (waiting or in review) unless asked otherwise."""
+
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(key, label) for key, label in selectors.QUEUE_STATES.items()]
+
+    def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
+        """Like Django's, with "open" in the place of "All" as the default."""
+        counts = self.get_facet_queryset(changelist) if changelist.add_facets else None
+        current = self.value() or selectors.OPEN
+        for index, (key, label) in enumerate(self.lookup_choices):
+            yield {
+                "selected": current == key,
+                "query_string": changelist.get_query_string(
+                    {self.parameter_name: key} if key != selectors.OPEN else {},
+                    remove=[self.parameter_name],
+                ),
+                "display": f"{label} ({counts[f'{index}__c']})" if counts else label,
+            }
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
+        return selectors.in_state(queryset, self.value() or selectors.OPEN)
+
+
+class AssigneeFilter(admin.SimpleListFilter):
+    title = "assignee"
+    parameter_name = "assigned"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("me", "Assigned to me"), ("nobody", "Unassigned")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
+        if self.value() == "me":
+            return selectors.assigned_to(queryset, request.user)
+        if self.value() == "nobody":
+            return queryset.filter(assignee__isnull=True)
+        return queryset
+
+
+class OverdueFilter(admin.SimpleListFilter):
+    title = "due date"
+    parameter_name = "overdue"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "Overdue")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
+        return selectors.overdue(queryset) if self.value() == "yes" else queryset
+
+
+class EscalatedFilter(admin.SimpleListFilter):
+    title = "escalation"
+    parameter_name = "escalated"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "Escalated to security"), ("no", "Not escalated")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
+        if self.value() in ("yes", "no"):
+            return selectors.escalated(queryset, self.value() == "yes")
+        return queryset
+
+
+class CategoryFilter(admin.SimpleListFilter):
+    title = "finding category"
+    parameter_name = "category"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(category, category) for category in selectors.finding_categories()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
+        value = self.value()
+        return selectors.with_category(queryset, value) if value else queryset
+
+
+@admin.register(Review)
+class ReviewAdmin(admin.ModelAdmin):
+    list_display = (
+        "skill",
+        "state",
+        "due",
+        "priority",
+        "score",
+        "flags",
+        "assignee",
+        "submitter",
+    )
+    list_display_links = ("skill",)
+    list_filter = (StateFilter, AssigneeFilter, OverdueFilter, EscalatedFilter, CategoryFilter)
+    search_fields = (
+        "submission__skill_owner",
+        "submission__skill_name",
+        "submission__submitter__username",
+        "assignee__username",
+    )
+    search_help_text = "Skill owner or name, author, or assignee."
+    sortable_by = ()
+    actions = None
+    list_per_page = 50
+    empty_value_display = "—"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Review]:
+        return selectors.review_queue()
+
+    def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
+        return selectors.QUEUE_ORDERING
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Review | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Review | None = None) -> bool:
+        return False
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        return super().changelist_view(request, {"title": "Review queue", **(extra_context or {})})
+
+    # --- queue columns (all read from the one joined query and the categories prefetch) ---
+
+    @admin.display(description="skill")
+    def skill(self, review: Review) -> str:
+        return f"{review.submission.skill_owner}/{review.submission.skill_name}"
+
+    @admin.display(description="state")
+    def state(self, review: Review) -> str:
+        return format_html(
+            '<span class="review-state">{}</span>{}',
+            review.submission.state,
+            " · escalated" if review.is_escalated else "",
+        )
+
+    @admin.display(description="due")
+    def due(self, review: Review) -> str:
+        """The due day, flagged when overdue, and how long the review has been open."""
+        waited = timesince(review.opened_at, review.decided_at or timezone.now())
+        return format_html(
+            '{}{}<br><small title="time in queue">{} in queue</small>',
+            format_html('<strong class="review-overdue">{}</strong> ', "OVERDUE")
+            if selectors.is_overdue(review)
+            else "",
+            review.due_at.strftime("%Y-%m-%d"),
+            waited,
+        )
+
+    @admin.display(description="reasons")
+    def flags(self, review: Review) -> str:
+        privilege = (
+            format_html(
+                '<span class="review-flag">high privilege: {}</span> ',
+                ", ".join(review.privileges) or "yes",
+            )
+            if review.high_privilege
+            else ""
+        )
+        categories = format_html_join(
+            " ",
+            '<span class="review-flag">{} ×{} ({})</span>',
+            ((c.category, c.findings, c.worst_severity) for c in review.categories.all()),
+        )
+        return format_html("{}{}", privilege, categories) or "score band"
+
+    @admin.display(description="author")
+    def submitter(self, review: Review) -> str:
+        return review.submission.submitter.get_username()
+
+    # --- the review page and its actions ---------------------------------------------------
+
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            path(
+                "<path:object_id>/act/<str:action>/",
+                self.admin_site.admin_view(self.action_view),
+                name="reviews_review_act",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        return self._render(request, self._review(request, object_id), {})
+
+    def action_view(self, request: HttpRequest, object_id: str, action: str) -> HttpResponse:
+        """POST one action: on success or refusal back to the review page with a message; on
+        invalid input the page again, with the form's errors."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        review = self._review(request, object_id)
+        try:
+            chosen = Action(action)
+        except ValueError as unknown:
+            raise Http404(f"no action {action!r}") from unknown
+        form = action_form(chosen, review, request.user, request.POST)
+        if form.is_valid():
+            try:
+                done = ACTIONS[chosen](review.pk, request.user, **form.arguments())
+            except ValidationError as invalid:
+                form.add_error(None, invalid)
+            except (ReviewForbidden, TransitionError) as refused:
+                messages.error(request, f"Could not {chosen}: {refused}")
+                return redirect(self._detail_url(review))
+            else:
+                messages.success(request, _success_message(chosen, done))
+                return redirect(self._detail_url(review))
+        return self._render(request, review, {chosen: form}, status=400)
+
+    def _review(self, request: HttpRequest, object_id: str) -> Review:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            return selectors.review_queue().get(pk=object_id)
+        except (Review.DoesNotExist, ValidationError) as missing:
+            raise Http404(f"no review {object_id}") from missing
+
+    def _detail_url(self, review: Review) -> str:
+        return reverse("admin:reviews_review_change", args=[review.pk])
+
+    def _render(
+        self,
+        request: HttpRequest,
+        review: Review,
+        bound: dict[Action, Form],
+        status: int = 200,
+    ) -> TemplateResponse:
+        page = review_page(review, request.user)
+        forms = [
+            {
+                "action": action,
+                "label": ACTION_LABELS[action],
+                "help": ACTION_HELP[action],
+                "form": bound.get(action) or action_form(action, review, request.user),
+                "url": reverse("admin:reviews_review_act", args=[review.pk, action.value]),
+            }
+            for action in page.actions
+        ]
+        submission = review.submission
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "app_label": self.opts.app_label,
+            "title": f"Review of {submission.skill_owner}/{submission.skill_name}",
+            "subtitle": str(submission.pk),
+            "original": review,
+            "page": page,
+            "action_forms": forms,
+            "has_view_permission": True,
+        }
+        return TemplateResponse(
+            request, "admin/reviews/review/review_detail.html", context, status=status
+        )
+
+
+def _success_message(action: Action, review: Review) -> str:
+    submission = review.submission
+    name = f"{submission.skill_owner}/{submission.skill_name}"
+    if action == Action.ASSIGN:
+        return f"Escalated {name} to Tier 3 review, assigned to {review.assignee.get_username()}."
+    if action == Action.UNASSIGN:
+        return f"Unassigned {name}: it is back in the queue."
+    if action == Action.ESCALATE:
+        return f"Escalated {name} to security."
+    if action == Action.APPROVE:
+        return f"Approved {name}: published as version {submission.published_version.version}."
+    return f"Rejected {name}."

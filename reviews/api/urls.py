@@ -1,0 +1,8 @@
+from rest_framework.routers import SimpleRouter
+
+from reviews.api.views import ReviewViewSet
+
+router = SimpleRouter(trailing_slash="")
+router.register("reviews", ReviewViewSet, basename="review")
+
+urlpatterns = router.urls

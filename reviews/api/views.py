@@ -1,0 +1,128 @@
+"""Review endpoints: the queue and the reviewer actions, thin adapters over reviews.services.
+
+Refusals map to HTTP here and in config.api_errors: a non-reviewer or the author gets 403
+(ReviewForbidden is Django's PermissionDenied), an action the state does not allow 409
+(ActionUnavailable and TransitionConflict are TransitionErrors), invalid input 400 with the
+field that is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import extend_schema
+from rest_framework import filters, mixins, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from reviews import selectors, services
+from reviews.api.permissions import IsReviewer
+from reviews.api.serializers import (
+    AssignSerializer,
+    NoteSerializer,
+    QueueQuerySerializer,
+    ReasonSerializer,
+    ReviewSerializer,
+)
+from reviews.models import Review
+
+_UUID = r"[0-9a-fA-F-]{32,36}"
+
+
+class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """The Tier 3 review queue (overdue first, then by due date and priority) and its actions.
+    Reviewers and Security only."""
+
+    permission_classes = [IsReviewer]
+    serializer_class = ReviewSerializer
+    lookup_url_kwarg = "submission_id"
+    lookup_value_regex = _UUID
+    filter_backends = [filters.SearchFilter]
+    search_fields = (
+        "submission__skill_owner",
+        "submission__skill_name",
+        "submission__submitter__username",
+    )
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        queryset = selectors.review_queue()
+        if self.action != "list":
+            return queryset
+        query = QueueQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        params = query.validated_data
+        return selectors.filter_queue(
+            queryset,
+            self.request.user,
+            state=params.get("state", selectors.OPEN),
+            assignee=params.get("assignee"),
+            overdue_only=params.get("overdue"),
+            is_escalated=params.get("escalated"),
+            category=params.get("category"),
+        )
+
+    @extend_schema(parameters=[QueueQuerySerializer], summary="The review queue")
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        request=AssignSerializer,
+        responses=ReviewSerializer,
+        summary="Escalate to Tier 3 with an assignee (NEEDS_REVIEW → TIER3_REVIEW)",
+    )
+    @action(detail=True, methods=["post"])
+    def assign(self, request: Request, submission_id: str) -> Response:
+        return self._act(services.assign, AssignSerializer)
+
+    @extend_schema(
+        request=NoteSerializer,
+        responses=ReviewSerializer,
+        summary="Unassign (TIER3_REVIEW → NEEDS_REVIEW)",
+    )
+    @action(detail=True, methods=["post"])
+    def unassign(self, request: Request, submission_id: str) -> Response:
+        return self._act(services.unassign, NoteSerializer)
+
+    @extend_schema(
+        request=NoteSerializer,
+        responses=ReviewSerializer,
+        summary="Approve and publish (TIER3_REVIEW → PUBLISHED); assignee only",
+    )
+    @action(detail=True, methods=["post"])
+    def approve(self, request: Request, submission_id: str) -> Response:
+        return self._act(services.approve, NoteSerializer)
+
+    @extend_schema(
+        request=ReasonSerializer,
+        responses=ReviewSerializer,
+        summary="Reject with a reason (NEEDS_REVIEW or TIER3_REVIEW → REJECTED)",
+    )
+    @action(detail=True, methods=["post"])
+    def reject(self, request: Request, submission_id: str) -> Response:
+        return self._act(services.reject, ReasonSerializer)
+
+    @extend_schema(
+        request=ReasonSerializer,
+        responses=ReviewSerializer,
+        summary="Escalate to security with a reason (TIER3_REVIEW → NEEDS_REVIEW, escalated)",
+    )
+    @action(detail=True, methods=["post"])
+    def escalate(self, request: Request, submission_id: str) -> Response:
+        return self._act(services.escalate, ReasonSerializer)
+
+    def _act(
+        self,
+        service: Callable[..., Review],
+        body: type[serializers.Serializer],
+    ) -> Response:
+        review = self.get_object()
+        payload = body(data=self.request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            done = service(review.pk, self.request.user, **payload.validated_data)
+        except DjangoValidationError as invalid:
+            raise serializers.ValidationError(invalid.message_dict) from invalid
+        return Response(self.get_serializer(self.get_queryset().get(pk=done.pk)).data)

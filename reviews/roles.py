@@ -1,0 +1,40 @@
+"""Who reviews: the two groups and exactly the permissions each needs.
+
+Reviewers read the queue and act on reviews; Security can also act on reviews escalated to
+security. Neither group gets any model add/change/delete permission: reviews change only
+through the review services, never by editing rows in the admin.
+"""
+
+from __future__ import annotations
+
+from django.apps.registry import Apps
+
+REVIEWERS_GROUP = "Reviewers"
+SECURITY_GROUP = "Security"
+
+VIEW_PERMISSION = "reviews.view_review"
+ACT_PERMISSION = "reviews.act_on_review"
+SECURITY_PERMISSION = "reviews.decide_escalated_review"
+
+GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
+    REVIEWERS_GROUP: (VIEW_PERMISSION, ACT_PERMISSION),
+    SECURITY_GROUP: (VIEW_PERMISSION, ACT_PERMISSION, SECURITY_PERMISSION),
+}
+
+
+def sync_review_groups(apps: Apps) -> None:
+    """Create the groups and set their permissions to exactly GROUP_PERMISSIONS.
+
+    Takes the migration's app registry so the data migration can run it on historical models.
+    """
+    group_model = apps.get_model("auth", "Group")
+    permission_model = apps.get_model("auth", "Permission")
+    for name, permissions in GROUP_PERMISSIONS.items():
+        group, _ = group_model.objects.get_or_create(name=name)
+        wanted = []
+        for dotted in permissions:
+            app_label, codename = dotted.split(".", 1)
+            wanted.append(
+                permission_model.objects.get(content_type__app_label=app_label, codename=codename)
+            )
+        group.permissions.set(wanted)

@@ -1,0 +1,174 @@
+"""Read-side queries of the review queue, shared by the admin, the API and the metrics.
+
+The queue reads a fixed number of queries whatever its length: every row's submission,
+submitter and assignee come from one join, every row's finding categories from one prefetch.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Case, Q, QuerySet, Value, When
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from pipeline.models import Submission
+from pipeline.states import REVIEW_STATES, State
+from reviews.models import Review, ReviewCategory
+from reviews.roles import ACT_PERMISSION, SECURITY_PERMISSION
+
+OPEN = "open"
+ALL = "all"
+QUEUE_STATES: dict[str, str] = {
+    OPEN: "Open (waiting or in review)",
+    State.NEEDS_REVIEW: "Waiting (NEEDS_REVIEW)",
+    State.TIER3_REVIEW: "In Tier 3 review (TIER3_REVIEW)",
+    State.PUBLISHED: "Approved (PUBLISHED)",
+    State.REJECTED: "Rejected (REJECTED)",
+    ALL: "All",
+}
+# Overdue first, then by the day the review is due, the most urgent first within a day.
+QUEUE_ORDERING = ("overdue_rank", "due_date", "priority", "due_at", "opened_at")
+_REVIEW_STATE_VALUES = sorted(state.value for state in REVIEW_STATES)
+
+
+def review_queue(now: datetime | None = None) -> QuerySet[Review]:
+    """Every review with what a queue row shows, in queue order."""
+    now = now or timezone.now()
+    return (
+        Review.objects.select_related(
+            "submission", "submission__submitter", "assignee", "escalated_by", "decided_by"
+        )
+        .prefetch_related("categories")
+        .annotate(
+            overdue_rank=Case(When(_overdue(now), then=Value(0)), default=Value(1)),
+            due_date=TruncDate("due_at"),
+        )
+        .order_by(*QUEUE_ORDERING)
+    )
+
+
+def in_state(queryset: QuerySet[Review], state: str) -> QuerySet[Review]:
+    """Reviews whose submission is in ``state``; ``open`` means waiting or in review."""
+    if state == ALL:
+        return queryset
+    if state == OPEN:
+        return queryset.filter(submission__state__in=_REVIEW_STATE_VALUES)
+    return queryset.filter(submission__state=state)
+
+
+def assigned_to(queryset: QuerySet[Review], user: AbstractBaseUser) -> QuerySet[Review]:
+    return queryset.filter(assignee=user)
+
+
+def overdue(queryset: QuerySet[Review], now: datetime | None = None) -> QuerySet[Review]:
+    """Open reviews past their due date, whether or not the sweep has flagged them yet."""
+    return queryset.filter(_overdue(now or timezone.now()))
+
+
+def escalated(queryset: QuerySet[Review], is_escalated: bool) -> QuerySet[Review]:
+    return queryset.filter(escalated_at__isnull=not is_escalated)
+
+
+def with_category(queryset: QuerySet[Review], category: str) -> QuerySet[Review]:
+    return queryset.filter(categories__category=category)
+
+
+def filter_queue(
+    queryset: QuerySet[Review],
+    user: AbstractBaseUser,
+    *,
+    state: str = OPEN,
+    assignee: str | None = None,
+    overdue_only: bool | None = None,
+    is_escalated: bool | None = None,
+    category: str | None = None,
+) -> QuerySet[Review]:
+    """The queue narrowed by the API's filters; ``assignee`` is a username, ``me`` or
+    ``none``. A filter left as None does not narrow."""
+    queryset = in_state(queryset, state)
+    if assignee == "me":
+        queryset = assigned_to(queryset, user)
+    elif assignee == "none":
+        queryset = queryset.filter(assignee__isnull=True)
+    elif assignee:
+        queryset = queryset.filter(assignee__username=assignee)
+    if overdue_only is True:
+        queryset = overdue(queryset)
+    elif overdue_only is False:
+        queryset = queryset.exclude(_overdue(timezone.now()))
+    if is_escalated is not None:
+        queryset = escalated(queryset, is_escalated)
+    if category:
+        queryset = with_category(queryset, category)
+    return queryset
+
+
+def is_overdue(review: Review, now: datetime | None = None) -> bool:
+    return review.is_open and review.due_at <= (now or timezone.now())
+
+
+def finding_categories() -> list[str]:
+    """The Tier 1 finding categories present in any review, for the queue's filter."""
+    return list(
+        ReviewCategory.objects.order_by("category").values_list("category", flat=True).distinct()
+    )
+
+
+def overdue_review_count(now: datetime | None = None) -> int:
+    """How many open reviews are past their due date now (for the metrics)."""
+    return overdue(Review.objects.all(), now).count()
+
+
+def eligible_assignees(review: Review) -> QuerySet[Any]:
+    """Who may be given the review: active reviewers (Security members once it is escalated)
+    other than its author. Mirrors ``User.has_perm`` so the choices and the rule agree."""
+    app_label, codename = (SECURITY_PERMISSION if review.is_escalated else ACT_PERMISSION).split(
+        "."
+    )
+    holds = Q(
+        groups__permissions__codename=codename,
+        groups__permissions__content_type__app_label=app_label,
+    ) | Q(
+        user_permissions__codename=codename,
+        user_permissions__content_type__app_label=app_label,
+    )
+    return (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(Q(is_superuser=True) | holds)
+        .exclude(pk=review.submission.submitter_id)
+        .distinct()
+        .order_by("username")
+    )
+
+
+def review_for_submitter(submission: Submission) -> dict[str, Any] | None:
+    """What the author sees of the review of their submission: where it stands and, once
+    decided, the decision. The security escalation's reason stays with the reviewers."""
+    try:
+        review = submission.review
+    except Review.DoesNotExist:
+        return None
+    decision = None
+    if review.decision:
+        decision = {
+            "outcome": review.decision,
+            "reason": review.decision_reason,
+            "by": review.decided_by.get_username() if review.decided_by else None,
+            "at": review.decided_at,
+        }
+    return {
+        "status": review.status,
+        "assignee": review.assignee.get_username() if review.assignee else None,
+        "due_at": review.due_at,
+        "escalated": review.is_escalated,
+        "decision": decision,
+    }
+
+
+def _overdue(now: datetime) -> Q:
+    return Q(decided_at__isnull=True, due_at__lte=now)

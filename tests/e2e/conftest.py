@@ -1,0 +1,148 @@
+"""The browser tier: headless Chromium drives the real admin served by gunicorn, while a real
+Celery worker runs the pipeline on RabbitMQ, all against pytest-django's PostgreSQL test
+database. Nothing skips: a missing server or browser fails the tier.
+
+The people of a run are created before the browser starts: Playwright's synchronous API keeps
+an event loop running in this thread, and Django refuses ORM calls beside one. From then on the
+tests touch the system only the way people do, through the browser and the HTTP API.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from playwright.sync_api import APIRequestContext, Browser, Page, Playwright, sync_playwright
+from rest_framework.authtoken.models import Token
+
+from reviews.roles import REVIEWERS_GROUP
+from tests.integration.conftest import broker, fleet, live_db  # noqa: F401 - shared stack
+from tests.support.stack import ARTIFACTS, WebServer, Worker, stack_environment
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@dataclass(frozen=True)
+class Person:
+    username: str
+    password: str
+    token: str
+
+
+@dataclass(frozen=True)
+class People:
+    author: Person
+    reviewer: Person
+    outsider: Person
+    author_reviewer: Person
+
+
+ApiFor = Callable[["Person | None"], APIRequestContext]
+
+
+@pytest.fixture(scope="session")
+def run_id() -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+
+@pytest.fixture(scope="session")
+def screenshots(run_id: str) -> Path:
+    """Where this run's screenshots go: test-artifacts/screenshots/<run id>/."""
+    folder = ARTIFACTS / "screenshots" / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def people(live_db, run_id: str) -> People:  # noqa: F811 - the shared live_db fixture
+    """An author, a reviewer, a staff user in no review group, and a reviewer who also
+    writes skills; names are unique per run because the database is never flushed."""
+    suffix = run_id.rsplit("-", 1)[-1]
+    reviewers = Group.objects.get(name=REVIEWERS_GROUP)
+
+    def person(role: str, *, staff: bool, reviewer: bool) -> Person:
+        password = secrets.token_urlsafe(12)
+        user = get_user_model().objects.create_user(
+            f"{role}-{suffix}", password=password, is_staff=staff
+        )
+        if reviewer:
+            user.groups.add(reviewers)
+        return Person(user.username, password, Token.objects.create(user=user).key)
+
+    return People(
+        author=person("author", staff=False, reviewer=False),
+        reviewer=person("rita", staff=True, reviewer=True),
+        outsider=person("olga", staff=True, reviewer=False),
+        author_reviewer=person("ada", staff=True, reviewer=True),
+    )
+
+
+@pytest.fixture(scope="session")
+def pipeline_worker(fleet) -> Worker:  # noqa: F811 - the shared fleet fixture
+    """One Celery worker with the default, offline heuristic judge."""
+    return fleet.ensure(1)[0]
+
+
+@pytest.fixture(scope="session")
+def web(broker) -> Iterator[WebServer]:  # noqa: F811 - the shared broker fixture
+    server = WebServer(stack_environment())
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def playwright(people: People, pipeline_worker: Worker, web: WebServer) -> Iterator[Playwright]:
+    """Started last, after every ORM call of the session (see the module docstring)."""
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    chromium = playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, web: WebServer) -> Iterator[Page]:
+    context = browser.new_context(base_url=web.url, viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(15_000)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def api(playwright: Playwright, web: WebServer) -> Iterator[ApiFor]:
+    """HTTP clients of the running server: ``api(person)`` authenticates with the person's
+    token, ``api(None)`` is anonymous, as the public registry's readers are."""
+    contexts: list[APIRequestContext] = []
+
+    def client(person: Person | None) -> APIRequestContext:
+        headers = {"Authorization": f"Token {person.token}"} if person else {}
+        context = playwright.request.new_context(base_url=web.url, extra_http_headers=headers)
+        contexts.append(context)
+        return context
+
+    yield client
+    for context in contexts:
+        context.dispose()

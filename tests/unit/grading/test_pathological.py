@@ -1,0 +1,63 @@
+"""Adversarial inputs finish quickly: patterns are linear and every budget holds.
+
+These are guards, not benchmarks: the timeout is generous and only catches runaway matching.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.tier1 import scan
+from grading.tier1.catalogue import load_catalogue
+
+from .conftest import skill_md
+
+SIZE = 50_000
+
+
+def _keyword_soup(keywords: tuple[str, ...], separator: str) -> str:
+    unit = separator.join(keywords) + separator
+    return (unit * (SIZE // max(1, len(unit)) + 1))[:SIZE]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("separator", [" ", "/", "\n"])
+def test_every_rule_survives_long_lines_of_its_own_keywords(separator: str) -> None:
+    catalogue = load_catalogue()
+    for rule in catalogue.rules:
+        if not rule.keywords:
+            continue
+        soup = _keyword_soup(rule.keywords, separator)
+        report = scan({"SKILL.md": skill_md(soup), "x.py": soup, "x.sh": soup, "c.json": soup})
+        assert report.verdict in {"PASS", "FAIL"}, rule.id
+
+
+@pytest.mark.timeout(60)
+def test_a_file_stuffed_with_every_keyword_exhausts_the_budget_and_says_so() -> None:
+    keywords = sorted({k for rule in load_catalogue().rules for k in rule.keywords})
+    unit = " ".join(keywords) + "\n"
+    soup = (unit * (3_000_000 // len(unit) + 1))[:3_000_000]
+    report = scan(
+        {"SKILL.md": soup[:1_000_000], "a.py": soup[1_000_000:2_000_000], "b.sh": soup[2_000_000:]}
+    )
+    assert "file.not-scanned" in {f.rule_id for f in report.findings}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 1_000_000,
+        " " * 1_000_000,
+        "```\n" * 100_000,
+        "A" * 1_000_000,
+        ("\u200b" * 1000 + "x") * 500,
+        "\U000e0041" * 300_000,
+        "=" * 500_000 + "\\x41" * 100_000,
+    ],
+    ids=["letters", "spaces", "fences", "base64ish", "zero-width", "tags", "mixed"],
+)
+def test_degenerate_files_are_scanned_within_bounds(text: str) -> None:
+    report = scan({"SKILL.md": skill_md("Helper."), "big.md": text, "big.py": text})
+    assert report.duration_ms < 60_000
+    assert len(report.findings) <= 400
