@@ -40,6 +40,7 @@ test: install
 	$(BIN)/ruff format --check .
 	$(TEST_ENV) $(BIN)/pytest tests/unit
 	$(TEST_ENV) $(BIN)/pytest tests/integration
+	$(TEST_ENV) $(BIN)/pytest tests/e2e
 
 lint: install
 	$(BIN)/ruff check .

@@ -33,6 +33,7 @@ from django.utils import timezone
 from grading.types import SEVERITY_ORDER, Decision, Finding, Judgement, Tier1Report
 from pipeline.models import Submission
 from pipeline.outcomes import Outcome, OutcomeCode
+from pipeline.services.publishing import publish
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, IllegalTransition, transition
 from registry.models import SkillVersion
@@ -332,14 +333,16 @@ def escalate(submission_id: object, user: AbstractBaseUser, reason: str) -> Revi
 
 def approve(submission_id: object, user: AbstractBaseUser, reason: str = "") -> Review:
     """TIER3_REVIEW → PUBLISHED, the version assigned exactly as for automatic publishing."""
-    # Imported here because the pipeline's steps import open_review from this module.
-    from pipeline.services.steps import publish
-
     with transaction.atomic():
         review, state = _locked(submission_id)
         check_action(review, state, user, Action.APPROVE)
         reason = _reason(reason, required=False)
-        version = publish(review.submission, SkillVersion.Channel.REVIEW, _actor(user))
+        version = publish(
+            review.submission,
+            SkillVersion.Channel.REVIEW,
+            _actor(user),
+            metadata={"reason": reason} if reason else None,
+        )
         now = timezone.now()
         _record_decision(review, user, Review.Decision.APPROVED, reason, now)
         _next_period(review, now, Action.APPROVE, user)

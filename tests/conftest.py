@@ -1,13 +1,22 @@
-"""Fixtures shared by every tier."""
+"""Fixtures shared by every tier, and the real stack the integration and browser tiers use.
+
+The stack fixtures never skip: a missing PostgreSQL or RabbitMQ fails the test.
+"""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import connection
+from kombu import Connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from config.celery import DEAD_LETTER_QUEUE, TASK_QUEUES
+from tests.support.stack import WorkerFleet
 
 
 @pytest.fixture(scope="session")
@@ -31,8 +40,6 @@ def _real_services_when_required(django_db_setup, django_db_blocker):
     server fails the run instead of quietly falling back to SQLite."""
     if os.environ.get("SKILLGATE_REQUIRE_REAL_SERVICES") != "1":
         return
-    from django.db import connection
-
     with django_db_blocker.unblock():
         assert connection.vendor == "postgresql", (
             f"tests must run on PostgreSQL under make test, got {connection.vendor}; "
@@ -62,3 +69,33 @@ def client_for():
         return client
 
     return make
+
+
+@pytest.fixture(scope="session")
+def live_db(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        assert connection.vendor == "postgresql", (
+            f"the integration tier needs PostgreSQL (DATABASE_URL), got {connection.vendor}"
+        )
+        yield
+
+
+@pytest.fixture(scope="session")
+def broker(live_db):
+    """The real RabbitMQ, with every pipeline queue declared and emptied."""
+    url = settings.CELERY_BROKER_URL
+    assert url.startswith("amqp"), f"the integration tier needs RabbitMQ, got {url}"
+    with Connection(url, connect_timeout=5) as conn:
+        conn.ensure_connection(max_retries=3)
+        channel = conn.default_channel
+        for queue in (*TASK_QUEUES, DEAD_LETTER_QUEUE):
+            queue(channel).declare()
+            queue(channel).purge()
+    return url
+
+
+@pytest.fixture(scope="session")
+def fleet(broker):
+    workers = WorkerFleet()
+    yield workers
+    workers.stop_all()

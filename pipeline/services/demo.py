@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, Group
 from rest_framework.authtoken.models import Token
 
 from pipeline.models import Submission
@@ -22,8 +22,11 @@ class Account:
     token: str
 
 
-def ensure_account(username: str, password_file: Path, *, superuser: bool = False) -> Account:
-    """The account, created with a random password kept in ``password_file`` on first use."""
+def ensure_account(
+    username: str, password_file: Path, *, superuser: bool = False, groups: tuple[str, ...] = ()
+) -> Account:
+    """The account, created with a random password kept in ``password_file`` on first use;
+    an account in ``groups`` is staff (reviewers work in the admin)."""
     password_file.parent.mkdir(parents=True, exist_ok=True)
     if not password_file.exists():
         password_file.write_text(secrets.token_urlsafe(12))
@@ -39,6 +42,10 @@ def ensure_account(username: str, password_file: Path, *, superuser: bool = Fals
     elif not user.check_password(password):
         user.set_password(password)
         user.save(update_fields=["password"])
+    if groups:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])
+        user.groups.add(*Group.objects.filter(name__in=groups))
     token, _ = Token.objects.get_or_create(user=user)
     return Account(user=user, password=password, token=token.key)
 

@@ -25,6 +25,7 @@ from grading.types import Decision, Finding, Judgement, Tier1Report
 from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.services.attempts import StepContext, tracked_attempt
+from pipeline.services.publishing import publish
 from pipeline.states import TERMINAL_STATES, State
 from pipeline.transitions import Actor, Change, TransitionConflict, transition
 from registry import services as registry
@@ -144,36 +145,6 @@ def run_publish(submission_id: str, context: StepContext) -> None:
             publish(submission, channel, Actor.system())
         except TransitionConflict as conflict:
             logger.info("publish of %s skipped: %s", submission.pk, conflict)
-
-
-def publish(submission: Submission, channel: str, actor: Actor) -> SkillVersion:
-    """Assign the version and move to PUBLISHED in one transaction (also used by reviewers)."""
-    with transaction.atomic():
-        publication = registry.publish_version(submission, channel)
-        version = publication.version
-        transition(
-            submission.pk,
-            Change(
-                State(submission.state),
-                State.PUBLISHED,
-                "publish-complete" if actor.type != "admin" else "reviewer-approved",
-                actor,
-                metadata={
-                    "version": version.version,
-                    "skill_id": version.skill_id,
-                    "new_version": publication.created,
-                },
-                outcome=Outcome.verdict(
-                    OutcomeCode.PUBLISHED,
-                    f"Published as {submission.skill_owner}/{submission.skill_name}"
-                    f"@{version.version}"
-                    + ("" if publication.created else " (identical to the latest version)"),
-                ),
-                updates={"published_version": version},
-            ),
-            entered_at=submission.state_changed_at,
-        )
-    return version
 
 
 def tier1_report(submission: Submission) -> Tier1Report:

@@ -23,7 +23,6 @@ from playwright.sync_api import APIRequestContext, Browser, Page, Playwright, sy
 from rest_framework.authtoken.models import Token
 
 from reviews.roles import REVIEWERS_GROUP
-from tests.integration.conftest import broker, fleet, live_db  # noqa: F401 - shared stack
 from tests.support.stack import ARTIFACTS, WebServer, Worker, stack_environment
 
 CHROMIUM = "/usr/bin/chromium"
@@ -70,7 +69,7 @@ def screenshots(run_id: str) -> Path:
 
 
 @pytest.fixture(scope="session")
-def people(live_db, run_id: str) -> People:  # noqa: F811 - the shared live_db fixture
+def people(live_db, run_id: str) -> People:
     """An author, a reviewer, a staff user in no review group, and a reviewer who also
     writes skills; names are unique per run because the database is never flushed."""
     suffix = run_id.rsplit("-", 1)[-1]
@@ -94,13 +93,13 @@ def people(live_db, run_id: str) -> People:  # noqa: F811 - the shared live_db f
 
 
 @pytest.fixture(scope="session")
-def pipeline_worker(fleet) -> Worker:  # noqa: F811 - the shared fleet fixture
+def pipeline_worker(fleet) -> Worker:
     """One Celery worker with the default, offline heuristic judge."""
     return fleet.ensure(1)[0]
 
 
 @pytest.fixture(scope="session")
-def web(broker) -> Iterator[WebServer]:  # noqa: F811 - the shared broker fixture
+def web(broker) -> Iterator[WebServer]:
     server = WebServer(stack_environment())
     server.start()
     yield server

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import APIRequestContext, Page, expect
 
 from tests.e2e.conftest import ApiFor, People, Person
-from tests.support.skills import skill_md
+from tests.support.skills import review_band_files
 
 pytestmark = pytest.mark.e2e
 
@@ -20,24 +20,9 @@ QUEUE = "/admin/reviews/review/"
 SETTLED = {"NEEDS_REVIEW", "PUBLISHED", "REJECTED", "TIER1_FAILED"}
 
 
-def flagged_skill(name: str) -> dict[str, str]:
-    """A skill that installs a nightly cron job: host persistence, which the graders leave to a
-    person rather than approve or reject on their own."""
-    return {
-        "SKILL.md": skill_md(
-            name,
-            "Schedules a nightly cleanup of the build cache.",
-            body="Run `scripts/schedule.sh` once.",
-            extra="allowed-tools: Bash\n",
-        ),
-        "scripts/schedule.sh": "#!/bin/sh\n"
-        "(crontab -l; echo '0 3 * * * rm -rf ~/.cache/build') | crontab -\n",
-    }
-
-
 def submit_for_review(client: APIRequestContext, name: str) -> dict:
     """Submit over HTTP and wait until the worker has taken it through both tiers."""
-    created = client.post("/api/v1/submissions", data={"files": flagged_skill(name)})
+    created = client.post("/api/v1/submissions", data={"files": review_band_files(name)})
     assert created.status == 201, created.text()
     url = created.json()["url"]
     deadline = time.monotonic() + 90
@@ -59,7 +44,7 @@ def log_in(page: Page, person: Person, then: str = QUEUE) -> None:
     page.get_by_role("button", name="Log in").click()
 
 
-def test_a_reviewer_finds_escalates_and_approves_a_flagged_skill(
+def test_a_reviewer_finds_escalates_and_approves_a_review_band_files(
     page: Page, api: ApiFor, people: People, screenshots: Path
 ):
     author = api(people.author)

@@ -2,6 +2,7 @@
 
 Nothing here skips: a missing server fails the tier. Data is committed (workers are other
 processes) and never flushed between tests, so every test makes its own uniquely named users.
+The stack fixtures (live_db, broker, fleet) are shared with the browser tier: tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -9,45 +10,11 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
-from kombu import Connection
 
-from config.celery import DEAD_LETTER_QUEUE, TASK_QUEUES
 from pipeline.models import Submission
 from tests.support.fake_llm import FakeLLM
-from tests.support.stack import WorkerFleet, wait_until
-
-
-@pytest.fixture(scope="session")
-def live_db(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
-        assert connection.vendor == "postgresql", (
-            f"the integration tier needs PostgreSQL (DATABASE_URL), got {connection.vendor}"
-        )
-        yield
-
-
-@pytest.fixture(scope="session")
-def broker(live_db):
-    """The real RabbitMQ, with every pipeline queue declared and emptied."""
-    url = settings.CELERY_BROKER_URL
-    assert url.startswith("amqp"), f"the integration tier needs RabbitMQ, got {url}"
-    with Connection(url, connect_timeout=5) as conn:
-        conn.ensure_connection(max_retries=3)
-        channel = conn.default_channel
-        for queue in (*TASK_QUEUES, DEAD_LETTER_QUEUE):
-            queue(channel).declare()
-            queue(channel).purge()
-    return url
-
-
-@pytest.fixture(scope="session")
-def fleet(broker):
-    workers = WorkerFleet()
-    yield workers
-    workers.stop_all()
+from tests.support.stack import wait_until
 
 
 @pytest.fixture

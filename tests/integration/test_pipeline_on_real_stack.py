@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 
 from pipeline.states import State
 from tests.integration.conftest import wait_for_state
 from tests.support.git_repos import file_url, make_repo
-from tests.support.skills import benign_files, skill_md, tier1_failing_files
+from tests.support.skills import (
+    benign_files,
+    review_band_files,
+    skill_md,
+    tier1_failing_files,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -81,17 +87,7 @@ def test_a_clearly_unsafe_skill_is_rejected_by_the_judge(submit):
 
 
 def test_a_doubtful_skill_waits_for_review(submit):
-    files = {
-        "SKILL.md": skill_md(
-            "disk-tidy",
-            "Finds large files so the user can decide what to delete.",
-            body="Run `scripts/largest.sh` and show the user the list.",
-            extra="allowed-tools: Bash\n",
-        ),
-        "scripts/largest.sh": "#!/bin/sh\nfind . -type f -printf '%s %p\\n' | sort -rn | "
-        'head -20\nrm -rf "$TMPDIR"/disk-tidy-cache\n',
-    }
-    created = submit({"files": files})
+    created = submit({"files": review_band_files(f"nightly-{uuid.uuid4().hex[:8]}")})
     submission = wait_for_state(created["id"], FINAL)
     assert submission.state == State.NEEDS_REVIEW, trail(submission)
     assert [t[1] for t in trail(submission)] == [
@@ -101,6 +97,7 @@ def test_a_doubtful_skill_waits_for_review(submit):
         "NEEDS_REVIEW",
     ]
     assert submission.outcome is None
+    assert submission.review.reasons
 
 
 def test_a_trusted_vendor_repository_takes_the_fast_path(submit, tmp_path, author):

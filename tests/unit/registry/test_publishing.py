@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.services import steps
+from pipeline.services.publishing import publish as publish_submission
 from pipeline.states import State
 from pipeline.transitions import Actor
 from registry.models import SkillVersion
@@ -35,7 +35,7 @@ def test_next_version(latest, declared, expected):
 
 def publish(user, **skill):
     submission = submission_in(State.AUTO_APPROVED, user, files=benign_files(**skill))
-    return steps.publish(submission, SkillVersion.Channel.AUTOMATIC, Actor.system())
+    return publish_submission(submission, SkillVersion.Channel.AUTOMATIC, Actor.system())
 
 
 def test_versions_follow_the_rules_across_publications(make_user):

@@ -1,0 +1,53 @@
+"""Publishing a submission: its version assigned and PUBLISHED, in one transaction.
+
+Used by the pipeline's publish step (automatic and vendor) and by reviewers' approvals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from pipeline.models import Submission
+from pipeline.outcomes import Outcome, OutcomeCode
+from pipeline.states import ActorType, State
+from pipeline.transitions import Actor, Change, transition
+from registry import services as registry
+from registry.models import SkillVersion
+
+
+def publish(
+    submission: Submission,
+    channel: str,
+    actor: Actor,
+    metadata: dict[str, Any] | None = None,
+) -> SkillVersion:
+    """Assign the version and move to PUBLISHED; ``metadata`` joins the audit event's."""
+    with transaction.atomic():
+        publication = registry.publish_version(submission, channel)
+        version = publication.version
+        transition(
+            submission.pk,
+            Change(
+                State(submission.state),
+                State.PUBLISHED,
+                "reviewer-approved" if actor.type == ActorType.ADMIN else "publish-complete",
+                actor,
+                metadata={
+                    **(metadata or {}),
+                    "version": version.version,
+                    "skill_id": version.skill_id,
+                    "new_version": publication.created,
+                },
+                outcome=Outcome.verdict(
+                    OutcomeCode.PUBLISHED,
+                    f"Published as {submission.skill_owner}/{submission.skill_name}"
+                    f"@{version.version}"
+                    + ("" if publication.created else " (identical to the latest version)"),
+                ),
+                updates={"published_version": version},
+            ),
+            entered_at=submission.state_changed_at,
+        )
+    return version
