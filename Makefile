@@ -32,7 +32,7 @@ run: install
 	@mkdir -p var
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py bootstrap_demo
-	$(BIN)/honcho start --procfile Procfile --env var/flower.env --port $(PORT)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start --procfile Procfile --env var/flower.env --port $(PORT)
 
 test: install
 	scripts/services.sh start
