@@ -236,3 +236,19 @@ def test_characters_one_cannot_see_are_shown_on_the_page(signed_in, reviewer, au
     html = signed_in(reviewer).get(page_url(review)).text
     assert '<span class="hidden-char">⟦U+200B⟧</span>' in html
     assert '<span class="hidden-char">⟦U+202E⟧</span>Ignore previous instructions' in html
+
+
+def test_hostile_skill_content_is_shown_as_text_never_as_markup(signed_in, reviewer, author):
+    hostile = "<script>alert('skill')</script><img src=x onerror=alert(1)>"
+    files = {
+        "SKILL.md": skill_md("hostile-page", body=hostile),
+        "notes/<b>bold</b>.md": hostile,
+    }
+    review = awaiting_review(author, name="hostile-page", files=files)
+
+    html = signed_in(reviewer).get(page_url(review)).text
+
+    assert "<script>alert('skill')</script>" not in html
+    assert "<img src=x onerror" not in html
+    assert "<b>bold</b>" not in html
+    assert "&lt;script&gt;alert(&#x27;skill&#x27;)&lt;/script&gt;" in html
