@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from celery import Celery, bootsteps
+from celery import Celery, bootsteps, signals
 from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -129,4 +129,19 @@ class DeclareDeadLetterQueue(bootsteps.StartStopStep):
 
 
 app.steps["consumer"].add(DeclareDeadLetterQueue)
+
+# Celery's Django fixup closes the database connection around every task unless this is set,
+# which costs a PostgreSQL connection (and server-side backend) per task. Instead connections
+# live for CONN_MAX_AGE and are dropped when unusable, exactly as Django does per request.
+app.conf.update(CELERY_DB_REUSE_MAX=1_000_000)
+
+
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _close_unusable_or_obsolete_connections(**kwargs) -> None:  # type: ignore[no-untyped-def]
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
 app.autodiscover_tasks()

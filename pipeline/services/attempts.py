@@ -58,7 +58,19 @@ def tracked_attempt(submission: Submission, context: StepContext) -> Iterator[Pr
     except BaseException as exc:
         _finish(attempt, ProcessingAttempt.Status.FAILED, classify(exc, attempt.stage), str(exc))
         raise
-    _finish(attempt, ProcessingAttempt.Status.SUCCEEDED)
+    if attempt.status == ProcessingAttempt.Status.RUNNING:
+        _finish(attempt, ProcessingAttempt.Status.SUCCEEDED)
+
+
+def succeed_with(attempt: ProcessingAttempt) -> None:
+    """Mark the attempt succeeded inside the step's own transaction: one commit instead of
+    two, and the attempt ends exactly when the step's result becomes visible."""
+    finished_at = timezone.now()
+    ProcessingAttempt.objects.filter(pk=attempt.pk).update(
+        status=ProcessingAttempt.Status.SUCCEEDED, finished_at=finished_at
+    )
+    attempt.status = ProcessingAttempt.Status.SUCCEEDED
+    attempt.finished_at = finished_at
 
 
 def latest_attempt(submission: Submission) -> ProcessingAttempt | None:

@@ -22,9 +22,9 @@ from django.db import IntegrityError, transaction
 from grading import policy, tier1
 from grading.judges import get_judge
 from grading.types import Decision, Finding, Judgement, Tier1Report
-from pipeline.models import ScanResult, Submission
+from pipeline.models import ProcessingAttempt, ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
-from pipeline.services.attempts import StepContext, tracked_attempt
+from pipeline.services.attempts import StepContext, succeed_with, tracked_attempt
 from pipeline.services.publishing import publish
 from pipeline.states import TERMINAL_STATES, State
 from pipeline.transitions import Actor, Change, TransitionConflict, transition
@@ -60,7 +60,7 @@ def run_intake(submission_id: str, context: StepContext) -> None:
     submission = _waiting_for(submission_id, context, _INTAKE)
     if submission is None:
         return
-    with tracked_attempt(submission, context):
+    with tracked_attempt(submission, context) as attempt:
         if submission.source_kind == Submission.SourceKind.GIT and registry.is_trusted_org(
             submission.skill_owner
         ):
@@ -75,7 +75,7 @@ def run_intake(submission_id: str, context: StepContext) -> None:
             change = Change(
                 State.RECEIVED, State.TIER1_SCANNING, "non-vendor-submission", Actor.system()
             )
-        _apply(submission, change)
+        _apply(submission, change, attempt)
 
 
 def run_scan(submission_id: str, context: StepContext) -> None:
@@ -83,7 +83,7 @@ def run_scan(submission_id: str, context: StepContext) -> None:
     submission = _waiting_for(submission_id, context, _SCAN)
     if submission is None:
         return
-    with tracked_attempt(submission, context):
+    with tracked_attempt(submission, context) as attempt:
         report = tier1.scan(submission.bundle.as_bundle().scan_input())
         result = _tier1_result(submission, report)
         metadata = {"findings": len(report.findings), "duration_ms": round(report.duration_ms, 1)}
@@ -100,7 +100,7 @@ def run_scan(submission_id: str, context: StepContext) -> None:
                 {**metadata, "critical": _summaries(_blocking(report.findings))},
                 outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
             )
-        _store_and_apply(submission, result, change)
+        _store_and_apply(submission, result, change, attempt)
 
 
 def run_judge(submission_id: str, context: StepContext) -> None:
@@ -109,7 +109,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
     submission = _waiting_for(submission_id, context, _JUDGE)
     if submission is None:
         return
-    with tracked_attempt(submission, context):
+    with tracked_attempt(submission, context) as attempt:
         report = tier1_report(submission)
         judgement = get_judge().judge(submission.bundle.as_bundle().scan_input(), report)
         decision = policy.decide(
@@ -124,6 +124,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
             submission,
             result,
             _judge_change(judgement, decision),
+            attempt,
             then=(lambda: open_review(submission, decision, report, judgement))
             if opens_review
             else None,
@@ -179,9 +180,11 @@ def _waiting_for(
     return submission
 
 
-def _apply(submission: Submission, change: Change) -> None:
+def _apply(submission: Submission, change: Change, attempt: ProcessingAttempt) -> None:
     try:
-        transition(submission.pk, change, entered_at=submission.state_changed_at)
+        with transaction.atomic():
+            transition(submission.pk, change, entered_at=submission.state_changed_at)
+            succeed_with(attempt)
     except TransitionConflict as conflict:
         logger.info("%s skipped: %s", change.trigger, conflict)
 
@@ -190,6 +193,7 @@ def _store_and_apply(
     submission: Submission,
     result: ScanResult,
     change: Change,
+    attempt: ProcessingAttempt,
     then: Callable[[], object] | None = None,
 ) -> None:
     """Save the result, transition and run ``then`` together; keep a late result when the
@@ -200,6 +204,7 @@ def _store_and_apply(
             transition(submission.pk, change, entered_at=submission.state_changed_at)
             if then is not None:
                 then()
+            succeed_with(attempt)
     except IntegrityError:
         stored_by_another_delivery = ScanResult.objects.filter(
             submission=submission, tier=result.tier, is_late=False
