@@ -26,7 +26,8 @@ from pipeline.models import (
 )
 from pipeline.selectors import STALE_AFTER
 from pipeline.services.attempts import latest_attempt
-from pipeline.states import AUTOMATED_STATES, TERMINAL_STATES, State
+from pipeline.states import AUTOMATED_STATES, REVIEW_STATES, TERMINAL_STATES, State
+from reviews.selectors import overdue_review_count
 
 WINDOW = timedelta(hours=24)
 STUCK_LIST_LIMIT = 100
@@ -174,6 +175,10 @@ def queue_metrics(now: datetime) -> dict[str, Any]:
         "job_failure_rate": job_failure_rate(since),
         "timeouts": timeouts_by_hour(since),
         "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
+        "reviews": {
+            "open": Submission.objects.filter(state__in=sorted(REVIEW_STATES)).count(),
+            "overdue": overdue_review_count(now),
+        },
     }
 
 

@@ -100,6 +100,12 @@ class PipelineCollector(Collector):
             if value is not None:
                 rates.add_metric([decision], value)
         yield rates
+        reviews = GaugeMetricFamily(
+            "skillgate_reviews", "Submissions waiting for people.", labels=["status"]
+        )
+        reviews.add_metric(["open"], metrics["reviews"]["open"])
+        reviews.add_metric(["overdue"], metrics["reviews"]["overdue"])
+        yield reviews
         if metrics["job_failure_rate"] is not None:
             yield GaugeMetricFamily(
                 "skillgate_job_failure_rate",

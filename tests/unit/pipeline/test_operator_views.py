@@ -94,6 +94,7 @@ def test_metrics_cover_the_last_24_hours_hourly(make_user, staff):
     assert body["timeouts"]["by_classification"] == {"judge_timeout": 1}
     assert body["queue_depth"]["submission-dlq"] is not None
     assert body["job_failure_rate"] == 0.0
+    assert body["reviews"] == {"open": 0, "overdue": 0}
 
 
 def test_prometheus_exposes_the_same_figures(make_user, settings):
@@ -101,6 +102,7 @@ def test_prometheus_exposes_the_same_figures(make_user, settings):
     record_timeout("provider_error", 5.0)
     text = Client().get("/metrics").content.decode()
     assert 'skillgate_submissions{state="NEEDS_REVIEW"} 1.0' in text
+    assert 'skillgate_reviews{status="open"} 1.0' in text
     assert 'skillgate_timeouts_total{classification="provider_error"} 1.0' in text
     assert 'skillgate_stage_target_ms{quantile="0.95",stage="end_to_end"} 60000.0' in text
     assert "skillgate_queue_depth" in text
