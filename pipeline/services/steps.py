@@ -38,6 +38,7 @@ _INTAKE = frozenset({State.RECEIVED})
 _SCAN = frozenset({State.TIER1_SCANNING})
 _JUDGE = frozenset({State.TIER2_SCANNING})
 _PUBLISH = frozenset({State.AUTO_APPROVED, State.VENDOR_APPROVED})
+_TOP_FINDINGS = 3
 # The states each task works on: a task that gives up rejects only from these.
 TASK_STAGES: dict[str, frozenset[State]] = {
     "pipeline.scan": _INTAKE | _SCAN,
@@ -50,9 +51,6 @@ def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
     """The first message: route the submission (vendor or scan), then run Tier 1 on it."""
     run_intake(submission_id, context)
     run_scan(submission_id, context)
-
-
-_TOP_FINDINGS = 3
 
 
 def run_intake(submission_id: str, context: StepContext) -> None:
