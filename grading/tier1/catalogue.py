@@ -13,9 +13,10 @@ change reviewed like code. Two kinds of rule exist:
 Fields of a pattern rule besides the documentation: ``kinds`` (which views it reads, see
 ``files``), ``keywords`` (one occurs in every match; token-matched unless ``keyword_match:
 substring``), ``window`` (how far before/after a keyword a match may reach), ``patterns``,
-``exclude`` (line-level exceptions), ``capabilities`` (fed to correlation), ``privilege`` (makes
-the skill high-privilege) and, for raw-character rules (``target: original``), a ``trigger``
-character class.
+``exclude`` (line-level exceptions), ``markdown: false`` (read shipped code files only, not
+code examples fenced in Markdown documentation), ``capabilities`` (fed to correlation),
+``privilege`` (makes the skill high-privilege) and, for raw-character rules (``target:
+original``), a ``trigger`` character class.
 
 Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
 possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
@@ -34,7 +35,7 @@ from typing import Any
 import yaml
 
 from grading.tier1.files import expand_kinds
-from grading.tier1.index import key_token
+from grading.tier1.index import key_token, key_tokens
 from grading.tier1.limits import MAX_FILE_CHARS
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
@@ -98,6 +99,7 @@ class Rule:
     keywords: tuple[str, ...]
     key_of: tuple[str, ...]
     keys: frozenset[str]
+    key_sets: tuple[frozenset[str], ...]
     substring_keywords: bool
     window: tuple[int, int]
     patterns: tuple[re.Pattern[str], ...]
@@ -106,6 +108,7 @@ class Rule:
     trigger: str
     non_ascii_only: bool
     engine: bool
+    in_markdown: bool
     capabilities: tuple[str, ...]
     requires: tuple[str, ...]
     privilege: str | None
@@ -227,6 +230,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         keywords=keywords,
         key_of=key_of,
         keys=keys,
+        key_sets=tuple(key_tokens(k) for k in keywords),
         substring_keywords=substring_keywords,
         window=_window(raw.get("window", DEFAULT_WINDOW), where),
         patterns=patterns,
@@ -235,6 +239,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         trigger=trigger,
         non_ascii_only=non_ascii_only,
         engine=engine,
+        in_markdown=bool(raw.get("markdown", True)),
         capabilities=tuple(raw.get("capabilities", [])),
         requires=tuple(raw.get("requires", [])),
         privilege=raw.get("privilege"),

@@ -5,7 +5,8 @@
   as its own, more severe finding. The pairs live in the catalogue as engine rules whose
   ``requires`` lists the capabilities (declared by pattern rules) that must all be present.
 * Intent: behaviour the manifest does not admit to — a "calculator" that opens network
-  connections — is reported against the manifest.
+  connections, a "PDF extractor" whose script edits shell start-up files or reads browser
+  credential stores — is reported against the manifest. Only scripts the skill ships count.
 """
 
 from __future__ import annotations
@@ -28,6 +29,33 @@ _NETWORK_WORDS = re.compile(
 )
 
 
+_PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
+    "host_persistence": re.compile(
+        r"\b(?:cron\w*|schedul\w*|start-?up|boot|services?|daemons?|systemd|launchd|autostart"
+        r"|login|shells?|bashrc|zshrc|profile|dotfiles?|tmux|hooks?|persist\w*|heartbeats?"
+        r"|recurring|periodic|monitor\w*|background|memory|sessions?)\b",
+        re.IGNORECASE,
+    ),
+    "agent_config": re.compile(
+        r"\b(?:agents?(?:\.md)?|claude(?:\.md)?|cursor|codex|copilot|instructions?|rules|memory"
+        r"|config\w*|settings|skills?|prompts?|onboarding|conventions)\b",
+        re.IGNORECASE,
+    ),
+    "credential_stores": re.compile(
+        r"\b(?:credential\w*|passwords?|keychain|keyring|secrets?|ssh|keys?|auth\w*|log-?in"
+        r"|vault|browsers?|cookies?|tokens?|profiles?|identity|iam|aws|gcp|azure|cloud)\b",
+        re.IGNORECASE,
+    ),
+    "elevated_execution": re.compile(
+        r"\b(?:sudo|root|admin\w*|docker|containers?|kubernetes|k8s|privileg\w*|system\w*"
+        r"|kernel|permissions?|devops|infrastructure|servers?|install\w*|packages?|iam|cloud"
+        r"|aws|gcp|azure|deploy\w*)\b",
+        re.IGNORECASE,
+    ),
+}
+"""What a description must mention for a script's privileged behaviour to be declared."""
+
+
 def correlate(catalogue: Catalogue, collector: Collector) -> None:
     for rule in catalogue.rules:
         if not rule.requires or not all(cap in collector.capabilities for cap in rule.requires):
@@ -41,16 +69,44 @@ def correlate(catalogue: Catalogue, collector: Collector) -> None:
 def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector) -> None:
     """Only scripts the skill ships count as behaviour — not examples in its Markdown, nor the
     pages of a bundled web UI talking to its own local server."""
+    if manifest.path is None:
+        return
+    declared = f"{manifest.name.replace('-', ' ')} {manifest.description}"
+    _check_privileges(declared, manifest, catalogue, collector)
     shipped = [f for f in collector.capabilities.get("network", []) if _is_script(f.file)]
-    if not shipped or manifest.path is None:
+    if not shipped:
         return
     network = shipped[0]
-    declared = f"{manifest.name.replace('-', ' ')} {manifest.description}"
     if _NETWORK_WORDS.search(declared):
         return
     rule = catalogue.rule("intent.undeclared-network")
     note = f"(the manifest describes it as: {manifest.description[:100]!r})"
     collector.add(rule, network.file, network.line, network.column, network.snippet, note)
+
+
+def _check_privileges(
+    declared: str, manifest: Manifest, catalogue: Catalogue, collector: Collector
+) -> None:
+    """A shipped script doing something privileged the description gives no reason for."""
+    rule = catalogue.rule("intent.undeclared-privilege")
+    reported: set[str] = set()
+    for finding in list(collector.findings):
+        privilege = catalogue.rule(finding.rule_id).privilege
+        words = _PRIVILEGE_WORDS.get(privilege or "")
+        if (
+            words is None
+            or privilege in reported
+            or finding.confidence == "low"
+            or not _is_script(finding.file)
+            or words.search(declared)
+        ):
+            continue
+        reported.add(privilege)  # type: ignore[arg-type]
+        note = (
+            f"({privilege.replace('_', ' ')} via {finding.rule_id}; the manifest describes it as:"  # type: ignore[union-attr]
+            f" {manifest.description[:100]!r})"
+        )
+        collector.add(rule, finding.file, finding.line, finding.column, finding.snippet, note)
 
 
 _SCRIPT_KINDS = {("python",), ("shell",), ("javascript",)}

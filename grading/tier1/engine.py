@@ -32,7 +32,7 @@ from grading.tier1.metadata import check_manifest
 from grading.tier1.scanner import ScanContext, scan_file
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
 
-ENGINE_VERSION = "tier1-rules/1.0"
+ENGINE_VERSION = "tier1-rules/1.1"
 
 
 def scan(files: SkillFiles) -> Tier1Report:

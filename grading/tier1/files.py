@@ -184,11 +184,41 @@ def _keep_only(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
+_ASCII_BLANK = bytes(0x0A if byte == 0x0A else 0x20 for byte in range(128)) + b"\x20" * 128
+
+
 def _blank(piece: str) -> str:
+    if piece.isascii():
+        return piece.encode("ascii").translate(_ASCII_BLANK).decode("ascii")
     return "\n".join(" " * len(line) for line in piece.split("\n"))
+
+
+_HEREDOC = re.compile(
+    r"\b(?:(python[23]?(?:\.\d{1,2})?)|(node|deno|bun))\b[^\n<]{0,60}"
+    r"<<-?[ \t]*+[\"']?(\w{1,40})[\"']?[^\n]{0,80}\n"
+)
+
+
+def embedded_script_views(text: str) -> list[View]:
+    """Python or JavaScript fed to an interpreter as a here-document inside a shell script
+    (``python3 - <<'EOF' … EOF``): read with the rules of its own language."""
+    if "<<" not in text:
+        return []
+    regions: dict[str, list[tuple[int, int]]] = {}
+    for opening in _HEREDOC.finditer(text):
+        terminator = re.compile(r"^[ \t]*" + re.escape(opening.group(3)) + r"[ \t]*$", re.MULTILINE)
+        closing = terminator.search(text, opening.end())
+        end = closing.start() if closing else len(text)
+        kind = "python" if opening.group(1) else "javascript"
+        regions.setdefault(kind, []).append((opening.end(), end))
+    return [View(kind, _keep_only(text, spans), tuple(spans)) for kind, spans in regions.items()]
 
 
 def views_of(path: str, text: str) -> list[View]:
     if is_markdown(path):
         return markdown_views(text)
-    return [View(kind, text) for kind in file_kinds(path, text)]
+    kinds = file_kinds(path, text)
+    views = [View(kind, text) for kind in kinds]
+    if "shell" in kinds:
+        views.extend(v for v in embedded_script_views(text) if v.kind not in kinds)
+    return views

@@ -27,10 +27,15 @@ class Collector:
         note: str = "",
         *,
         severity: str | None = None,
+        confidence: str | None = None,
+        severity_cap: str | None = None,
     ) -> Finding | None:
         """Record a hit of ``rule``; returns the finding, or None when it was a duplicate/over cap.
 
-        ``severity`` overrides the rule's own (only ever upwards) for context-raised hits.
+        ``severity`` overrides the rule's own (only ever upwards) for context-raised hits;
+        ``confidence`` overrides the rule's own (only ever downwards) for hits whose context makes
+        them less certain, and ``severity_cap`` bounds the severity of hits whose context shows
+        they are documentation rather than instructions.
         """
         key = (rule.id, file, line)
         per_file = (rule.id, file)
@@ -43,11 +48,13 @@ class Collector:
         chosen = rule.severity
         if severity is not None and SEVERITY_ORDER[severity] > SEVERITY_ORDER[chosen]:
             chosen = severity
+        if severity_cap is not None and SEVERITY_ORDER[severity_cap] < SEVERITY_ORDER[chosen]:
+            chosen = severity_cap
         finding = Finding(
             rule_id=rule.id,
             category=rule.category,
             severity=chosen,  # type: ignore[arg-type]
-            confidence=rule.confidence,  # type: ignore[arg-type]
+            confidence=_lower(rule.confidence, confidence),  # type: ignore[arg-type]
             file=file,
             line=line,
             column=column,
@@ -63,6 +70,12 @@ class Collector:
     def has_capped(self, rule_id: str, file: str) -> bool:
         """True once ``rule_id`` has reported as many hits in ``file`` as it may."""
         return self._per_rule_file.get((rule_id, file), 0) >= MAX_HITS_PER_RULE_PER_FILE
+
+
+def _lower(own: str, override: str | None) -> str:
+    if override is not None and CONFIDENCE_ORDER[override] < CONFIDENCE_ORDER[own]:
+        return override
+    return own
 
 
 def _clip(snippet: str) -> str:

@@ -13,6 +13,12 @@ import re
 from typing import Protocol
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
+_SEPARATORS = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
+MERGE_GAP = 200
+"""Windows closer than this are matched as one: scanning a short gap costs less than another
+call into the regex engine, and cannot add a match (every match contains a keyword, so it lies
+in some keyword's window anyway)."""
 
 
 class Keyed(Protocol):
@@ -21,8 +27,14 @@ class Keyed(Protocol):
     keywords: tuple[str, ...]
     key_of: tuple[str, ...]
     keys: frozenset[str]
+    key_sets: tuple[frozenset[str], ...]
     substring_keywords: bool
     window: tuple[int, int]
+
+
+def key_tokens(keyword: str) -> frozenset[str]:
+    """Every word of a keyword: a text lacking any of them cannot contain it."""
+    return frozenset(_TOKEN.findall(keyword.lower()))
 
 
 def key_token(keyword: str) -> str:
@@ -52,15 +64,18 @@ class TextIndex:
     def tokens(self) -> frozenset[str]:
         if self._tokens is None:
             assert self.lowered is not None
-            self._tokens = frozenset(_TOKEN.findall(self.lowered))
+            # Same tokens as _TOKEN.findall (non-ASCII characters separate words), twice as fast:
+            # everything but [a-z0-9] becomes a space, then one split.
+            ascii_only = self.lowered.encode("ascii", "replace").translate(_SEPARATORS)
+            self._tokens = frozenset(ascii_only.decode("ascii").split())
         return self._tokens
 
     def windows(self, rule: Keyed) -> list[tuple[int, int]]:
         """Disjoint (start, end) spans that contain every possible match; [] if none.
 
-        A keyword is only searched for when its key token occurs in the text (unless the rule's
-        keywords are prefixes of longer words, like the "AKIA" of an AWS key). Computed once per
-        rule: the views of one file share this index.
+        A keyword is only searched for when all its words occur among the text's tokens (unless
+        the rule's keywords are prefixes of longer words, like the "AKIA" of an AWS key).
+        Computed once per rule: the views of one file share this index.
         """
         cached = self._windows.get(id(rule))
         if cached is None:
@@ -74,8 +89,8 @@ class TextIndex:
             return [(0, len(self.text))]
         tokens = self.tokens() if self._tokenise and not rule.substring_keywords else None
         starts: list[int] = []
-        for keyword, key in zip(rule.keywords, rule.key_of, strict=True):
-            if tokens is None or key in tokens:
+        for keyword, key_set in zip(rule.keywords, rule.key_sets, strict=True):
+            if tokens is None or key_set <= tokens:
                 starts.extend(self._find_all(keyword))
         if not starts:
             return []
@@ -85,7 +100,7 @@ class TextIndex:
         before, after = rule.window
         for position in starts:
             low, high = max(0, position - before), min(size, position + after)
-            if spans and low <= spans[-1][1]:
+            if spans and low <= spans[-1][1] + MERGE_GAP:
                 spans[-1] = (spans[-1][0], max(spans[-1][1], high))
             else:
                 spans.append((low, high))

@@ -1,10 +1,12 @@
 """Typosquat detection: is a name one keystroke away from a well-known one?
 
 Only the edits typosquatters actually use count — swapping two neighbouring letters
-(``reqeusts``), dropping an inner letter (``confg``) and doubling a letter (``webbapp``). A
-substitution (``render``/``tender``) or a dropped final letter (``parser``/``parse``) is far more
-often a different real word, so it is not reported: precision matters more here than recall,
-because a false typosquat sends an honest skill to review.
+(``reqeusts``), dropping an inner vowel so that an unpronounceable consonant cluster appears
+(``confg``) and doubling a letter (``webbapp``). A substitution (``render``/``tender``), a dropped
+final letter (``parser``/``parse``) or a drop that leaves a pronounceable word (``models``/
+``modes``, ``forum``/``form``) is far more often a different real word, so it is not reported:
+precision matters more here than recall, because a false typosquat sends an honest skill to
+review.
 """
 
 from __future__ import annotations
@@ -68,12 +70,25 @@ def is_typo_of(typed: str, intended: str) -> bool:
         )
     if len(typed) == len(intended) - 1:
         index = _first_difference(typed, intended)
-        return index < len(typed) and typed[index:] == intended[index + 1 :]
+        return (
+            index < len(typed)
+            and typed[index:] == intended[index + 1 :]
+            and intended[index] in _VOWELS
+            and _longest_consonant_run(typed) > max(2, _longest_consonant_run(intended))
+        )
     if len(typed) == len(intended) + 1:
         index = _first_difference(intended, typed)
         doubled = index > 0 and typed[index] == typed[index - 1]
         return doubled and typed[index + 1 :] == intended[index:]
     return False
+
+
+_VOWELS = frozenset("aeiouy")
+_CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-xz]+")
+
+
+def _longest_consonant_run(word: str) -> int:
+    return max((len(run) for run in _CONSONANT_RUN.findall(word)), default=0)
 
 
 def _first_difference(shorter: str, longer: str) -> int:

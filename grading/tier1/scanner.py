@@ -126,7 +126,10 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     by_kind: dict[str, list[View]] = {}
     for view in views:
         by_kind.setdefault(view.kind, []).append(view)
+    markdown = is_markdown(file.path)
     for rule in context.catalogue.rules_for(frozenset(by_kind)):
+        if markdown and not rule.in_markdown:
+            continue
         file_windows = index.windows(rule)
         if not file_windows:
             continue
@@ -163,7 +166,21 @@ def _run_rule(
                 note = ""
             if rule.category == "hardcoded_secrets":
                 snippet = snippet.replace(match.group(), _redact(match.group()))
-            added = collector.add(rule, file.path, line, column, snippet, note)
+            documented = view.kind == "prose" and _quoted_in_table(
+                line_text, match.start() - _line_start(view.text, match.start())
+            )
+            if documented:
+                note = f"{note} (quoted in a table: documentation)".strip()
+            added = collector.add(
+                rule,
+                file.path,
+                line,
+                column,
+                snippet,
+                note,
+                confidence="low" if documented else None,
+                severity_cap="low" if documented else None,
+            )
             if added is None and collector.has_capped(rule.id, file.path):
                 break
     return True
@@ -250,9 +267,27 @@ def _rescan_blobs(
             _rescan_blobs(file, blob.decoded, where, depth + 1, context)
 
 
+_QUOTES = ('"', "`", "“", "”", "«", "»")
+
+
+def _line_start(text: str, offset: int, reach: int = 400) -> int:
+    return max(text.rfind("\n", max(0, offset - reach), offset) + 1, offset - reach, 0)
+
+
+def _quoted_in_table(line: str, column: int) -> bool:
+    """True when a match sits inside quotes within a Markdown table cell — a catalogue of
+    phrases (a security checklist, a red-team table) rather than an instruction. Such a finding
+    is kept for the reviewer, at low severity and confidence: a security guide listing red flags
+    must not be rejected for quoting them."""
+    if not line.lstrip().startswith("|") or not 0 <= column <= len(line):
+        return False
+    cell = line[line.rfind("|", 0, column) + 1 : column]
+    return sum(cell.count(q) for q in _QUOTES) % 2 == 1
+
+
 def _line_around(text: str, offset: int, reach: int = 400) -> str:
     """The line holding ``offset``, clipped to ``reach`` characters each side (minified files)."""
-    start = max(text.rfind("\n", max(0, offset - reach), offset) + 1, offset - reach, 0)
+    start = _line_start(text, offset, reach)
     end = text.find("\n", offset, offset + reach)
     return text[start : end if end >= 0 else min(len(text), offset + reach)]
 

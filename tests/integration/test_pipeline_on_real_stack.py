@@ -80,10 +80,15 @@ def test_a_clearly_unsafe_skill_is_rejected_by_the_judge(submit):
     )
     created = submit({"files": {"SKILL.md": skill_md("helpful-tool", body=body)}})
     submission = wait_for_state(created["id"], FINAL)
-    assert submission.state in (State.REJECTED, State.TIER1_FAILED)
-    if submission.state == State.REJECTED:
-        assert [t[1] for t in trail(submission)][-2:] == ["TIER2_SCANNING", "REJECTED"]
-        assert submission.outcome.code == "SCORE_TOO_LOW"
+    assert [t[1] for t in trail(submission)] == [
+        "RECEIVED",
+        "TIER1_SCANNING",
+        "TIER2_SCANNING",
+        "REJECTED",
+    ]
+    assert trail(submission)[-1][2:] == ("tier2-fail", "worker")
+    assert (submission.outcome.kind, submission.outcome.code) == ("verdict", "SCORE_TOO_LOW")
+    assert submission.scans.get(tier=2).score < 60
 
 
 def test_a_doubtful_skill_waits_for_review(submit):

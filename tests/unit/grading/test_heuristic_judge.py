@@ -33,9 +33,40 @@ def test_one_certain_high_finding_sends_to_review_and_two_reject() -> None:
         "CONCERNS",
     )
     assert (HeuristicJudge().judge({}, two).score, HeuristicJudge().judge({}, two).verdict) == (
-        40,
+        30,
         "FAIL",
     )
+
+
+def test_evidence_of_different_kinds_corroborates() -> None:
+    same_group = report(
+        finding("a", "exfiltration", "medium", "medium"),
+        finding("b", "credential_access", "medium", "medium"),
+    )
+    two_groups = report(
+        finding("a", "exfiltration", "medium", "medium"),
+        finding("b", "concealment", "medium", "medium"),
+    )
+    four_groups = report(
+        finding("a", "exfiltration", "medium", "medium"),
+        finding("b", "concealment", "medium", "medium"),
+        finding("c", "persistence", "medium", "medium"),
+        finding("d", "supply_chain", "medium", "medium"),
+    )
+    weak = report(
+        finding("a", "exfiltration", "medium", "medium"),
+        finding("b", "concealment", "medium", "low"),
+        finding("c", "persistence", "low", "high"),
+    )
+    judge = HeuristicJudge()
+    assert judge.judge({}, same_group).score == 81
+    assert judge.judge({}, two_groups).score == 71
+    assert judge.judge({}, two_groups).notes["corroborating_groups"] == [
+        "data_protection",
+        "transparency",
+    ]
+    assert judge.judge({}, four_groups).score == round(100 - 4 * 9.6 - 20)
+    assert judge.judge({}, weak).score == round(100 - 9.6 - 6 - 4)
 
 
 def test_repeats_of_one_rule_count_once_and_the_worst_repeat_counts() -> None:

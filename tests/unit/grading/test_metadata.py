@@ -20,7 +20,14 @@ def test_typosquat_edits_are_recognised(typed: str, intended: str) -> None:
 
 @pytest.mark.parametrize(
     ("typed", "intended"),
-    [("tender", "render"), ("parse", "parser"), ("requests", "requests"), ("configs", "config")],
+    [
+        ("tender", "render"),
+        ("parse", "parser"),
+        ("requests", "requests"),
+        ("configs", "config"),
+        ("modes", "models"),
+        ("form", "forum"),
+    ],
 )
 def test_other_near_words_are_not_typosquats(typed: str, intended: str) -> None:
     assert not is_typo_of(typed, intended)
@@ -40,6 +47,7 @@ def test_other_near_words_are_not_typosquats(typed: str, intended: str) -> None:
         "gh-fix-ci",
         "json-parser",
         "requests-helper",
+        "review-system-modes",
     ],
 )
 def test_ordinary_names_are_not_flagged(name: str) -> None:

@@ -1,0 +1,2 @@
+#!/bin/sh
+(crontab -l; echo '0 3 * * * rm -rf ~/.cache/build') | crontab -
