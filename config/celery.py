@@ -138,7 +138,9 @@ app.conf.update(CELERY_DB_REUSE_MAX=1_000_000)
 
 @signals.task_prerun.connect
 @signals.task_postrun.connect
-def _close_unusable_or_obsolete_connections(**kwargs) -> None:  # type: ignore[no-untyped-def]
+def _close_unusable_or_obsolete_connections(sender=None, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    if getattr(sender.request, "is_eager", False):
+        return
     from django.db import close_old_connections
 
     close_old_connections()
