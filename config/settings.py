@@ -79,6 +79,8 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share the file: WAL lets readers run beside the one writer, and
     # IMMEDIATE transactions queue writers on the busy timeout instead of failing to upgrade.
