@@ -12,7 +12,8 @@ against bare 3-task Celery chains of no-op tasks on the same broker, in the same
 3. paced: N submissions created at RATE per second with the workers consuming → end-to-end
    p50/p95 (created → PUBLISHED), creation included.
 
-The last line is a JSON object with ``throughput_ratio`` (pipeline / bare), ``e2e_p50_s``,
+Throughputs are the median of ``--repeats`` alternating runs. The last line is a JSON object
+with ``throughput_ratio`` (pipeline / bare), ``e2e_p50_s``,
 ``e2e_p95_s`` and the raw figures. Targets: ratio ≥ 0.5; p95 ≤ 2 s at 20 submissions/s.
 """
 
@@ -171,6 +172,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=1000, help="submissions (and bare chains)")
     parser.add_argument("--rate", type=float, default=20.0, help="paced phase, per second")
+    parser.add_argument("--repeats", type=int, default=3, help="throughput runs (median)")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--broker-url", default=DEFAULT_BROKER_URL)
     args = parser.parse_args()
@@ -192,16 +194,20 @@ def main() -> None:
     run = uuid.uuid4().hex[:6]
     timeout = max(120, args.n)
 
-    backlog_ids = create_submissions(args.n, None, author, f"b{run}")
-    workers = start_workers(env)
-    try:
-        wait_published(backlog_ids, timeout)
-    finally:
-        stop_workers(workers)
-    pipeline_throughput = args.n / drain_seconds(backlog_ids)
+    pipeline_runs, bare_runs = [], []
+    for repeat in range(args.repeats):
+        backlog_ids = create_submissions(args.n, None, author, f"b{run}{repeat}")
+        workers = start_workers(env)
+        try:
+            wait_published(backlog_ids, timeout)
+        finally:
+            stop_workers(workers)
+        pipeline_runs.append(args.n / drain_seconds(backlog_ids))
 
-    queue_bare_chains(app, args.n)
-    bare_throughput = args.n / drain_bare_chains(app, args.n, env, timeout)
+        queue_bare_chains(app, args.n)
+        bare_runs.append(args.n / drain_bare_chains(app, args.n, env, timeout))
+    pipeline_throughput = statistics.median(pipeline_runs)
+    bare_throughput = statistics.median(bare_runs)
 
     workers = start_workers(env)
     try:
@@ -218,6 +224,8 @@ def main() -> None:
         "workers": WORKERS,
         "pipeline_per_s": round(pipeline_throughput, 1),
         "bare_chains_per_s": round(bare_throughput, 1),
+        "pipeline_runs_per_s": [round(value, 1) for value in pipeline_runs],
+        "bare_runs_per_s": [round(value, 1) for value in bare_runs],
         "throughput_ratio": round(pipeline_throughput / bare_throughput, 3),
         "paced_rate_per_s": args.rate,
         "e2e_p50_s": round(cuts[49], 3),
