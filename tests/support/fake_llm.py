@@ -1,9 +1,9 @@
-"""A real OpenAI-compatible HTTP endpoint on 127.0.0.1 for the judge's real client code.
+"""A real OpenAI-compatible HTTP endpoint on 127.0.0.1, so the judge's real client code runs.
 
-Tests script its answers by marker: when a request's text contains a marker, the matching
-behaviour answers (a status code, a delay, a canned body); otherwise it answers a valid
-judgement. Each behaviour can apply to the first N matching calls only, so "slow the first
-time, fast on redelivery" is expressible.
+Answers are chosen in this order: the next scripted reply (``replies``, for a test that knows
+exactly which calls come), then the first behaviour whose marker appears in the request (for
+tests where several submissions share one endpoint: "slow the first time", "always 500"), then
+``default``.
 """
 
 from __future__ import annotations
@@ -13,33 +13,69 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import cycle
+from typing import Any
 
 from grading.judges.prompt import CRITERIA_NAMES
 
-GOOD_JUDGEMENT = {
-    "score": 92,
-    "verdict": "PASS",
-    "concerns": [],
-    "criteria": dict.fromkeys(CRITERIA_NAMES, 92),
-    "confidence": 0.9,
-}
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None
+    delay_s: float = 0.0
 
 
 @dataclass
 class Behaviour:
     marker: str
-    status: int = 200
-    delay_s: float = 0.0
-    content: str | None = None
+    reply: Reply
     first_calls: int | None = None
     calls: int = 0
 
 
+def completion(
+    content: str | None, *, finish_reason: str = "stop", refusal: str | None = None
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "fake-judge-1",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
+def answer(**overrides: Any) -> str:
+    """A valid judgement in the judge's JSON schema, with ``overrides`` applied."""
+    data: dict[str, Any] = {
+        "score": 92,
+        "verdict": "PASS",
+        "concerns": [],
+        "criteria": dict(zip(CRITERIA_NAMES, cycle((95, 90)), strict=False)),
+        "confidence": 0.8,
+    }
+    data.update(overrides)
+    return json.dumps(data)
+
+
+GOOD_ANSWER = Reply(body=completion(answer()))
+NO_REPLY = Reply(500, {"error": {"message": "no reply scripted", "type": "server"}})
+
+
 @dataclass
 class FakeLLM:
+    default: Reply = field(default_factory=lambda: GOOD_ANSWER)
+    replies: list[Reply] = field(default_factory=list)
     behaviours: list[Behaviour] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-    default_content: str = json.dumps(GOOD_JUDGEMENT)
+    requests: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -60,26 +96,32 @@ class FakeLLM:
         self._server.shutdown()
         self._server.server_close()
 
-    def on(self, marker: str, **kwargs: object) -> Behaviour:
-        behaviour = Behaviour(marker, **kwargs)  # type: ignore[arg-type]
+    def on(self, marker: str, *, first_calls: int | None = None, **reply: Any) -> Behaviour:
+        """Answer requests containing ``marker`` with ``Reply(**reply)`` (the first N only)."""
+        failing = reply.get("status", 200) != 200
+        reply.setdefault("body", NO_REPLY.body if failing else GOOD_ANSWER.body)
+        behaviour = Behaviour(marker, Reply(**reply), first_calls)
         with self._lock:
             self.behaviours.append(behaviour)
         return behaviour
 
     def calls_with(self, marker: str) -> int:
         with self._lock:
-            return sum(marker in request for request in self.requests)
+            return sum(marker in json.dumps(request["json"]) for request in self.requests)
 
-    def _choose(self, text: str) -> Behaviour | None:
+    def _choose(self, request: dict[str, Any]) -> Reply:
+        text = json.dumps(request["json"])
         with self._lock:
-            self.requests.append(text)
+            self.requests.append(request)
+            if self.replies:
+                return self.replies.pop(0)
             for behaviour in self.behaviours:
                 if behaviour.marker in text and (
                     behaviour.first_calls is None or behaviour.calls < behaviour.first_calls
                 ):
                     behaviour.calls += 1
-                    return behaviour
-        return None
+                    return behaviour.reply
+        return self.default
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -90,41 +132,17 @@ class FakeLLM:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                text = self.rfile.read(length).decode("utf-8", "replace")
-                behaviour = fake._choose(text)
-                if behaviour and behaviour.delay_s:
-                    time.sleep(behaviour.delay_s)
-                status = behaviour.status if behaviour else 200
-                content = (behaviour.content if behaviour else None) or fake.default_content
-                if status != 200:
-                    body = {"error": {"message": f"fake failure {status}", "type": "server"}}
-                else:
-                    body = completion(content)
-                payload = json.dumps(body).encode()
+                body = json.loads(self.rfile.read(length) or b"null")
+                reply = fake._choose({"path": self.path, "json": body})
+                time.sleep(reply.delay_s)
+                payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
                 try:
-                    self.send_response(status)
+                    self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
+                    self.send_header("Content-Length", str(len(payload.encode())))
                     self.end_headers()
-                    self.wfile.write(payload)
+                    self.wfile.write(payload.encode())
                 except (BrokenPipeError, ConnectionResetError):
                     return
 
         return Handler
-
-
-def completion(content: str, finish_reason: str = "stop") -> dict[str, object]:
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": "fake-judge",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": finish_reason,
-            }
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-    }

@@ -10,16 +10,18 @@ from grading import errors
 from grading.judges.llm import OpenAICompatibleJudge
 from grading.judges.prompt import PROMPT_VERSION
 from grading.tier1 import scan
+from tests.support.fake_llm import NO_REPLY, FakeLLM, Reply, answer, completion
 
 from .conftest import load_fixture_skill, skill_md
-from .fake_llm import Reply, answer, completion, serve
 
 BENIGN = {"SKILL.md": skill_md("Multiply each quantity by the servings ratio.")}
 
 
 @pytest.fixture
 def endpoint():
-    yield from serve()
+    server = FakeLLM(default=NO_REPLY).start()
+    yield server
+    server.stop()
 
 
 def judge_for(url: str, timeout_s: float = 5.0) -> OpenAICompatibleJudge:
@@ -29,7 +31,7 @@ def judge_for(url: str, timeout_s: float = 5.0) -> OpenAICompatibleJudge:
 
 
 def run(endpoint, files=BENIGN, **kwargs):  # type: ignore[no-untyped-def]
-    return judge_for(endpoint.url, **kwargs).judge(files, scan(files))
+    return judge_for(endpoint.base_url, **kwargs).judge(files, scan(files))
 
 
 def test_a_valid_answer_becomes_a_judgement_with_provenance(endpoint) -> None:
