@@ -37,12 +37,9 @@ def _translate(exc: Exception) -> Exception:
     if isinstance(exc, RequestDataTooBig):
         return PayloadTooLarge("The request body is larger than this server accepts.")
     if isinstance(exc, SourceRejected):
-        translated: exceptions.APIException
         if exc.status_code == status.HTTP_413_REQUEST_ENTITY_TOO_LARGE:
-            translated = PayloadTooLarge(exc.message)
-        else:
-            translated = exceptions.ValidationError({exc.field: [exc.message]})
-        return translated
+            return PayloadTooLarge(exc.message)
+        return exceptions.ValidationError({exc.field: [exc.message]})
     if isinstance(exc, SourceUnavailable):
         error = UpstreamUnavailable(f"{exc.message}; try again later")
         error.status_code = exc.status_code

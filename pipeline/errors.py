@@ -53,6 +53,3 @@ def classify(exc: BaseException, stage: str) -> ErrorClass:
         return ErrorClass.INFRASTRUCTURE
     return ErrorClass.UNKNOWN
 
-
-def is_transient(exc: BaseException) -> bool:
-    return isinstance(exc, TRANSIENT_EXCEPTIONS)

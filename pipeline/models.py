@@ -80,10 +80,6 @@ class Submission(models.Model):
         return f"{self.skill_owner}/{self.skill_name} [{self.state}] {self.id}"
 
     @property
-    def bundle_sha256(self) -> str:
-        return self.bundle_id
-
-    @property
     def outcome(self) -> Outcome | None:
         if not self.outcome_kind:
             return None
