@@ -52,4 +52,3 @@ def classify(exc: BaseException, stage: str) -> ErrorClass:
     if isinstance(exc, DatabaseError | BrokerOperationalError | ConnectionError):
         return ErrorClass.INFRASTRUCTURE
     return ErrorClass.UNKNOWN
-
