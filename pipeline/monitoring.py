@@ -53,39 +53,44 @@ _DECISIONS = {
 
 def queue_status(now: datetime) -> dict[str, Any]:
     """Stuck entries (no progress for the staleness threshold) with their stage, age,
-    classification and recovery budget, plus counts per state."""
-    stale_before = now - STALE_AFTER
-    stuck_rows = (
-        Submission.objects.filter(
-            state__in=sorted(AUTOMATED_STATES), state_changed_at__lt=stale_before
-        )
-        .order_by("state_changed_at")
-        .only(
-            "id",
-            "state",
-            "state_changed_at",
-            "recovery_attempts",
-            "recovery_next_at",
-            "skill_owner",
-            "skill_name",
-            "created_at",
-        )
+    classification and recovery budget, plus the counts and queue depths."""
+    stuck_rows = _stuck(now).only(
+        "id",
+        "state",
+        "state_changed_at",
+        "recovery_attempts",
+        "recovery_next_at",
+        "skill_owner",
+        "skill_name",
+        "created_at",
     )
-    stuck = [_stuck_entry(submission, now) for submission in stuck_rows[:STUCK_LIST_LIMIT]]
+    return {
+        "generated_at": now,
+        **queue_counts(now),
+        "stuck": [_stuck_entry(submission, now) for submission in stuck_rows[:STUCK_LIST_LIMIT]],
+        "queues": queue_depths(),
+    }
+
+
+def queue_counts(now: datetime) -> dict[str, Any]:
+    """The cheap figures: submissions per state, stuck, in flight, dead letters pending."""
     by_state = dict(
         Submission.objects.values_list("state").annotate(n=Count("id")).order_by("state")
     )
     return {
-        "generated_at": now,
-        "stuck_count": stuck_rows.count(),
-        "stuck": stuck,
+        "stuck_count": _stuck(now).count(),
         "in_flight": ProcessingAttempt.objects.filter(
             status=ProcessingAttempt.Status.RUNNING
         ).count(),
         "submissions_by_state": {state.value: by_state.get(state.value, 0) for state in State},
         "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
-        "queues": queue_depths(),
     }
+
+
+def _stuck(now: datetime) -> QuerySet[Submission]:
+    return Submission.objects.filter(
+        state__in=sorted(AUTOMATED_STATES), state_changed_at__lt=now - STALE_AFTER
+    ).order_by("state_changed_at")
 
 
 def _stuck_entry(submission: Submission, now: datetime) -> dict[str, Any]:

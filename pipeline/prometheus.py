@@ -1,5 +1,5 @@
-"""Prometheus ``/metrics``: the operator figures, read from the database and the broker at
-scrape time, so every web process reports the same numbers (no per-process counters)."""
+"""Prometheus ``/metrics``: the operator figures, read from the database and the broker (once)
+at scrape time, so every web process reports the same numbers (no per-process counters)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from pipeline.models import DeadLetter, SubmissionStateEvent, TimeoutBucket
 class PipelineCollector(Collector):
     def collect(self):  # type: ignore[no-untyped-def]
         now = timezone.now()
-        status = monitoring.queue_status(now)
+        status = monitoring.queue_counts(now)
         metrics = monitoring.queue_metrics(now)
 
         by_state = GaugeMetricFamily(
@@ -52,7 +52,7 @@ class PipelineCollector(Collector):
         depth = GaugeMetricFamily(
             "skillgate_queue_depth", "Messages ready per broker queue.", labels=["queue"]
         )
-        for queue, n in status["queues"].items():
+        for queue, n in metrics["queue_depth"].items():
             if n is not None:
                 depth.add_metric([queue], n)
         yield depth
