@@ -4,6 +4,7 @@ server and the broker, started as separate OS processes against the test databas
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -92,7 +93,7 @@ class Worker(ManagedProcess):
     """``celery -A config worker``: prefork pool, the production settings, its own name."""
 
     def __init__(self, env: dict[str, str], concurrency: int = 2, queues: str = "") -> None:
-        self.node = f"test-{uuid.uuid4().hex[:8]}@%h"
+        self.node = f"{worker_name_prefix()}{uuid.uuid4().hex[:8]}@%h"
         command = [
             sys.executable, "-m", "celery", "-A", "config", "worker",
             "--loglevel", "INFO", "--concurrency", str(concurrency), "-n", self.node,
@@ -113,6 +114,13 @@ class Worker(ManagedProcess):
             ["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True
         ).stdout
         return [int(pid) for pid in out.split()]
+
+
+def worker_name_prefix() -> str:
+    """Test workers are named after the broker vhost they serve, so a run cleans up only its
+    own leftovers and never kills the workers of a run on another vhost."""
+    vhost = settings.CELERY_BROKER_URL.rsplit("/", 1)[-1] or "default"
+    return f"test-{re.sub(r'[^A-Za-z0-9]', '', vhost)}-"
 
 
 def free_port() -> int:
@@ -175,7 +183,10 @@ class WorkerFleet:
         self.workers: list[Worker] = []
         self._config: tuple | None = None
         # Workers of an earlier, interrupted run would steal this run's messages.
-        subprocess.run(["pkill", "-9", "-f", "celery -A config worker .*-n test-"], check=False)
+        subprocess.run(
+            ["pkill", "-9", "-f", f"celery -A config worker .*-n {worker_name_prefix()}"],
+            check=False,
+        )
 
     def ensure(self, count: int = 1, queues: str = "", **env: str) -> list[Worker]:
         config = (count, queues, tuple(sorted(env.items())))
