@@ -1,5 +1,7 @@
-# Skillgate: `make run` starts the whole system on the embedded default (SQLite + SQLAlchemy
-# broker, nothing to install by hand); `make test` installs what it needs and runs every tier.
+# Skillgate: `make run` starts the whole system on PostgreSQL + RabbitMQ (installed and started
+# by scripts/services.sh), with Flower; `make run-lite` runs it on the embedded default (SQLite +
+# SQLAlchemy broker, no servers, no Flower); `make test` installs what it needs and runs every
+# tier on a freshly recreated test database and vhosts.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,10 +11,22 @@ export PORT
 TEST_DATABASE_URL ?= postgres://skillgate:skillgate@127.0.0.1:5432/skillgate
 TEST_BROKER_URL ?= amqp://skillgate:skillgate@127.0.0.1:5672/skillgate-test
 
-TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-	SKILLGATE_REQUIRE_REAL_SERVICES=1
+RUN_DATABASE_URL ?= postgres://skillgate:skillgate@127.0.0.1:5432/skillgate
+RUN_BROKER_URL ?= amqp://skillgate:skillgate@127.0.0.1:5672/skillgate
+RUN_STARTED := $(shell date +%s)
 
-.PHONY: install run test lint format bench clean
+TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+	SKILLGATE_REQUIRE_REAL_SERVICES=1 SKILLGATE_ENV_FILE=
+
+# var/local.env records what `make run` / `make run-lite` started, so `manage.py` commands
+# typed in another terminal talk to the same system (the environment still wins).
+START_PROCESSES = $(BIN)/python manage.py migrate --noinput -v 0 && \
+	$(BIN)/python manage.py setup_broker -v 0 && \
+	$(BIN)/python manage.py bootstrap_demo && \
+	SKILLGATE_RUN_STARTED=$(RUN_STARTED) SKILLGATE_WEB_PORT=$(PORT) PYTHONUNBUFFERED=1 PATH="$(CURDIR)/$(BIN):$$PATH" \
+	$(BIN)/honcho start --procfile Procfile --env var/flower.env --port $(PORT)
+
+.PHONY: install run run-lite test lint format bench clean
 
 install: $(VENV)/.installed
 
@@ -29,13 +43,21 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	@touch $@
 
 run: install
+	scripts/services.sh start
 	@mkdir -p var
-	$(BIN)/python manage.py migrate --noinput -v 0
-	$(BIN)/python manage.py bootstrap_demo
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start --procfile Procfile --env var/flower.env --port $(PORT)
+	@printf '%s\n' '# written by `make run`: PostgreSQL + RabbitMQ, task events on for Flower' \
+		'DATABASE_URL=$(RUN_DATABASE_URL)' 'CELERY_BROKER_URL=$(RUN_BROKER_URL)' \
+		'SKILLGATE_TASK_EVENTS=true' > var/local.env
+	@$(START_PROCESSES)
+
+run-lite: install
+	@mkdir -p var
+	@printf '%s\n' '# written by `make run-lite`: the embedded default (SQLite + SQLAlchemy broker)' \
+		> var/local.env
+	@$(START_PROCESSES) web worker beat demo
 
 test: install
-	scripts/services.sh start
+	scripts/services.sh test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(TEST_ENV) $(BIN)/pytest tests/unit

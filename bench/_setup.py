@@ -1,4 +1,5 @@
-"""Shared set-up for the benchmarks: a dedicated PostgreSQL database, Django, and workers."""
+"""Shared set-up for the benchmarks: a dedicated PostgreSQL database and broker vhost, each
+prepared from nothing (a fresh machine has neither the database nor the queues)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,16 @@ def prepare_database(url: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def prepare_broker(url: str) -> None:
+    """Point Celery at the benchmark vhost, declare the whole queue topology and empty it.
+    Call after ``prepare_database`` (it needs Django)."""
+    from config.celery import ALL_QUEUES, app, declare_topology
+
+    app.conf.broker_url = url
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=3)
+        declare_topology(conn.default_channel)
+        for queue in ALL_QUEUES:
+            queue(conn.default_channel).purge()

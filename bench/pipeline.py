@@ -33,7 +33,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench._setup import DEFAULT_BROKER_URL, DEFAULT_DATABASE_URL, prepare_database  # noqa: E402
+from bench._setup import (  # noqa: E402
+    DEFAULT_BROKER_URL,
+    DEFAULT_DATABASE_URL,
+    prepare_broker,
+    prepare_database,
+)
 
 WORKERS = 2
 
@@ -182,12 +187,9 @@ def main() -> None:
 
     from django.contrib.auth import get_user_model
 
-    from config.celery import TASK_QUEUES, app
+    prepare_broker(args.broker_url)
+    from config.celery import app
 
-    with app.connection() as conn:
-        for queue in TASK_QUEUES:
-            queue(conn.default_channel).declare()
-            queue(conn.default_channel).purge()
     pkill_stale_bench_workers()
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url}
     author, _ = get_user_model().objects.get_or_create(username=f"bench-{uuid.uuid4().hex[:6]}")

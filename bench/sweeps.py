@@ -21,7 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._setup import DEFAULT_BROKER_URL, DEFAULT_DATABASE_URL, prepare_database
+from bench._setup import (
+    DEFAULT_BROKER_URL,
+    DEFAULT_DATABASE_URL,
+    prepare_broker,
+    prepare_database,
+)
 
 STUCK_COUNTS = (0, 10, 100, 500)  # 500 = one full sweep batch (SKILLGATE_SWEEP_BATCH)
 REPEATS = 3
@@ -83,16 +88,6 @@ def unmark(ids: list[str]) -> None:
     )
 
 
-def purge_broker() -> None:
-    from kombu import Connection
-
-    from config.celery import TASK_QUEUES
-
-    with Connection(os.environ["CELERY_BROKER_URL"]) as conn:
-        for queue in TASK_QUEUES:
-            queue(conn.default_channel).purge()
-
-
 def time_sweeps(rows: int) -> dict[int, float]:
     from pipeline.services.sweeps import recover_stuck
 
@@ -107,7 +102,7 @@ def time_sweeps(rows: int) -> dict[int, float]:
             samples.append((time.perf_counter() - started) * 1000)
             assert len(report.acted) == stuck, (len(report.acted), stuck)
             unmark(ids)
-            purge_broker()
+            prepare_broker(os.environ["CELERY_BROKER_URL"])
         timings[stuck] = statistics.median(samples)
     return timings
 
@@ -140,6 +135,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["CELERY_BROKER_URL"] = args.broker_url
     prepare_database(args.database_url)
+    prepare_broker(args.broker_url)
 
     small_rows = max(args.rows // 100, 1000)
     small = time_sweeps(small_rows)

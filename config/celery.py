@@ -11,6 +11,7 @@ database record kept beside it.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from celery import Celery, bootsteps, signals
 from kombu import Exchange, Queue
@@ -109,9 +110,6 @@ app.conf.update(
         "interval_max": 3,
     },
     worker_consumer="pipeline.consumer:DeadLetteringConsumer",
-    # Task events cost a message each; Flower switches them on while it runs (enable_events).
-    worker_send_task_events=False,
-    task_send_sent_event=False,
     enable_utc=True,
     timezone="UTC",
 )
@@ -119,16 +117,36 @@ if _is_amqp(app.conf.broker_url):
     app.conf.broker_transport_options = {"confirm_publish": True}
 
 
-class DeclareDeadLetterQueue(bootsteps.StartStopStep):
-    """Declares ``submission-dlq`` (never consumed) before the worker rejects anything."""
+ALL_QUEUES = (*TASK_QUEUES, DEAD_LETTER_QUEUE)
+
+
+def declare_topology(channel: Any) -> dict[str, int]:
+    """Declare every exchange, queue and dead-letter binding (idempotent) and return the
+    messages ready in each queue.
+
+    Called wherever the broker is first used — worker start, ``manage.py setup_broker`` (run by
+    ``make run``, compose, the tests and the benchmarks) and the operators' queue depths — so a
+    fresh vhost never makes a queue look missing.
+    """
+    depths = {}
+    for queue in ALL_QUEUES:
+        bound = queue(channel)
+        bound.declare()
+        depths[queue.name] = bound.queue_declare(passive=True).message_count
+    return depths
+
+
+class DeclareTopology(bootsteps.StartStopStep):
+    """Declares the whole topology, ``submission-dlq`` included (never consumed), before the
+    worker consumes or rejects anything."""
 
     requires = {"celery.worker.consumer.tasks:Tasks"}
 
-    def start(self, parent) -> None:
-        DEAD_LETTER_QUEUE(parent.connection.default_channel).declare()
+    def start(self, parent: Any) -> None:
+        declare_topology(parent.connection.default_channel)
 
 
-app.steps["consumer"].add(DeclareDeadLetterQueue)
+app.steps["consumer"].add(DeclareTopology)
 
 # Celery's Django fixup closes the database connection around every task unless this is set,
 # which costs a PostgreSQL connection (and server-side backend) per task. Instead connections

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 
 def env_str(name: str, default: str) -> str:
@@ -46,3 +47,23 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def load_env_file(path: Path) -> None:
+    """Read ``KEY=VALUE`` lines from ``path`` into the environment, without overriding what the
+    environment already sets.
+
+    ``make run`` writes ``var/local.env`` (which database and broker it started), so that a
+    ``manage.py`` command typed in another terminal talks to the same running system.
+    A missing file changes nothing.
+    """
+    if not path.is_file():
+        return
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        key, separator, value = stripped.partition("=")
+        if not separator or not key.strip().isidentifier():
+            raise ValueError(f"{path}:{number}: expected KEY=VALUE, got {line!r}")
+        os.environ.setdefault(key.strip(), value.strip())

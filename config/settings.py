@@ -11,9 +11,12 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_str, load_env_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# What `make run` / `make run-lite` started (database, broker…); the environment wins, and an
+# empty SKILLGATE_ENV_FILE (as `make test` sets) reads nothing.
+load_env_file(Path(env_str("SKILLGATE_ENV_FILE", str(BASE_DIR / "var" / "local.env"))))
 VAR_DIR = Path(env_str("SKILLGATE_VAR_DIR", str(BASE_DIR / "var")))
 
 # --- Django core -------------------------------------------------------------------------
@@ -50,6 +53,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.api_errors.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -59,7 +63,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "config" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -114,17 +118,26 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"client_errors": {"()": "config.logging.ClientErrorsWithoutTracebacks"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["client_errors"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("SKILLGATE_LOG_LEVEL", "INFO")},
 }
 
 # --- REST API ----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "config.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # JSON in, always: a form-encoded body is answered "send JSON", not misread field by field.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
@@ -156,6 +169,10 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"sqla+sqlite:///{VAR_DIR / 'br
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# Task events cost a message each: off unless Flower watches the fleet (`make run` turns them
+# on so Flower sees every task from the first one).
+CELERY_WORKER_SEND_TASK_EVENTS = env_bool("SKILLGATE_TASK_EVENTS", False)
+CELERY_TASK_SEND_SENT_EVENT = CELERY_WORKER_SEND_TASK_EVENTS
 # Retry backoff: factor × 2^retries seconds, full jitter, capped at 5 minutes (seeds 000/002).
 SKILLGATE_RETRY_BACKOFF_S = env_int("SKILLGATE_RETRY_BACKOFF_S", 2)
 
@@ -197,5 +214,9 @@ SKILLGATE_LLM_API_KEY = env_str("SKILLGATE_LLM_API_KEY", "not-needed")
 SKILLGATE_LLM_TIMEOUT_S = env_float("SKILLGATE_LLM_TIMEOUT_S", 60.0)
 
 # --- Operators ----------------------------------------------------------------------------
+# Where operators find Flower (linked from the landing page).
+SKILLGATE_FLOWER_URL = env_str(
+    "SKILLGATE_FLOWER_URL", f"http://127.0.0.1:{env_str('FLOWER_PORT', '5555')}/"
+)
 # When set, /metrics requires "Authorization: Bearer <token>" (Prometheus bearer_token).
 SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "")

@@ -3,15 +3,18 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.health import healthz, readyz
+from config.views import ApiRoot, home
 from pipeline.prometheus import metrics_view
 
 api_v1 = [
+    path("", ApiRoot.as_view(), name="api-root"),
     path("", include("pipeline.api.urls")),
     path("", include("registry.api.urls")),
     path("", include("reviews.api.urls")),
 ]
 
 urlpatterns = [
+    path("", home, name="home"),
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
@@ -20,3 +23,6 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
 ]
+
+handler404 = "config.api_errors.not_found"
+handler500 = "config.api_errors.server_error"

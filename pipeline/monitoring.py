@@ -6,6 +6,7 @@ One module feeds the staff API, the admin and Prometheus, so the figures always 
 
 from __future__ import annotations
 
+import logging
 import statistics
 from collections import defaultdict
 from datetime import datetime, timedelta
@@ -16,7 +17,7 @@ from django.db.models import Count, Exists, F, OuterRef, QuerySet
 from django.db.models.functions import TruncHour
 from kombu import Connection
 
-from config.celery import DEAD_LETTER_QUEUE, TASK_QUEUES
+from config.celery import ALL_QUEUES, declare_topology
 from pipeline.models import (
     DeadLetter,
     ProcessingAttempt,
@@ -28,6 +29,8 @@ from pipeline.selectors import STALE_AFTER
 from pipeline.services.attempts import latest_attempt
 from pipeline.states import AUTOMATED_STATES, REVIEW_STATES, TERMINAL_STATES, State
 from reviews.selectors import overdue_review_count
+
+logger = logging.getLogger(__name__)
 
 WINDOW = timedelta(hours=24)
 STUCK_LIST_LIMIT = 100
@@ -64,11 +67,13 @@ def queue_status(now: datetime) -> dict[str, Any]:
         "skill_name",
         "created_at",
     )
+    depths = queue_depths()
     return {
         "generated_at": now,
         **queue_counts(now),
         "stuck": [_stuck_entry(submission, now) for submission in stuck_rows[:STUCK_LIST_LIMIT]],
-        "queues": queue_depths(),
+        "queues": depths,
+        "broker": broker_status(depths),
     }
 
 
@@ -129,18 +134,20 @@ def _attempt_classification(attempt: ProcessingAttempt | None) -> str:
 
 
 def queue_depths() -> dict[str, int | None]:
-    """Messages ready in each queue, read from the broker (None when it cannot be reached)."""
-    names = [queue.name for queue in TASK_QUEUES] + [DEAD_LETTER_QUEUE.name]
+    """Messages ready in each queue, read from the broker. Queues a fresh broker has not seen
+    yet are declared on the way (depth 0); every depth is None only when the broker cannot be
+    reached (see ``broker_status``)."""
     try:
         with Connection(settings.CELERY_BROKER_URL, connect_timeout=3) as conn:
             conn.ensure_connection(max_retries=1)
-            channel = conn.default_channel
-            return {
-                queue.name: queue(channel).queue_declare(passive=True).message_count
-                for queue in (*TASK_QUEUES, DEAD_LETTER_QUEUE)
-            }
+            return declare_topology(conn.default_channel)
     except Exception:
-        return dict.fromkeys(names)
+        logger.warning("queue depths: the broker is unreachable", exc_info=True)
+        return {queue.name: None for queue in ALL_QUEUES}
+
+
+def broker_status(depths: dict[str, int | None]) -> str:
+    return "unreachable" if any(depth is None for depth in depths.values()) else "ok"
 
 
 def queue_metrics(now: datetime) -> dict[str, Any]:
@@ -161,6 +168,7 @@ def queue_metrics(now: datetime) -> dict[str, Any]:
                 **_rates(row),
             }
         )
+    depths = queue_depths()
     totals: dict[str, int] = defaultdict(int)
     for row in counts.values():
         for state, n in row.items():
@@ -176,7 +184,8 @@ def queue_metrics(now: datetime) -> dict[str, Any]:
         },
         "hourly": hourly,
         "stage_durations": stage_durations(since),
-        "queue_depth": queue_depths(),
+        "queue_depth": depths,
+        "broker": broker_status(depths),
         "job_failure_rate": job_failure_rate(since),
         "timeouts": timeouts_by_hour(since),
         "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),

@@ -56,6 +56,11 @@ class PipelineCollector(Collector):
             if n is not None:
                 depth.add_metric([queue], n)
         yield depth
+        yield GaugeMetricFamily(
+            "skillgate_broker_up",
+            "1 when the broker answered this scrape, 0 when it was unreachable.",
+            value=1 if metrics["broker"] == "ok" else 0,
+        )
 
         letters = CounterMetricFamily(
             "skillgate_dead_letters", "Dead letters recorded, by reason.", labels=["reason"]

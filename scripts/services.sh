@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# Installs (Debian packages) and starts the real PostgreSQL and RabbitMQ the test tiers run
-# against, then creates the database role, the database and the broker vhost they use.
-# Idempotent: safe to run on every `make test`.
+# Installs (Debian packages) and starts the real PostgreSQL and RabbitMQ that `make run` and the
+# test tiers use, with the database role, databases and broker vhosts they need.
+#
+#   scripts/services.sh start   idempotent: keeps the data of `make run` (database and vhost
+#                               "skillgate")
+#   scripts/services.sh test    start, then DROP and recreate every test and benchmark database
+#                               and vhost, so each `make test` runs as on a machine that never
+#                               ran it (a test that leans on leftovers fails here too)
+#   scripts/services.sh stop
 set -euo pipefail
 
 PG_USER="${SKILLGATE_PG_USER:-skillgate}"
 PG_PASSWORD="${SKILLGATE_PG_PASSWORD:-skillgate}"
 PG_DB="${SKILLGATE_PG_DB:-skillgate}"
+PG_TEST_DBS="${SKILLGATE_PG_TEST_DBS:-test_skillgate skillgate_bench test_skillgate_bench}"
 MQ_USER="${SKILLGATE_MQ_USER:-skillgate}"
 MQ_PASSWORD="${SKILLGATE_MQ_PASSWORD:-skillgate}"
-MQ_VHOSTS="${SKILLGATE_MQ_VHOSTS:-skillgate skillgate-test skillgate-bench}"
+MQ_VHOST="${SKILLGATE_MQ_VHOST:-skillgate}"
+MQ_TEST_VHOSTS="${SKILLGATE_MQ_TEST_VHOSTS:-skillgate-test skillgate-bench}"
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+as_postgres() {
+  as_root su postgres -c "$1"
 }
 
 install_packages() {
@@ -21,6 +33,7 @@ install_packages() {
   command -v rabbitmqctl >/dev/null 2>&1 || missing+=(rabbitmq-server)
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v git >/dev/null 2>&1 || missing+=(git)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "services: installing ${missing[*]} from Debian"
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -31,14 +44,18 @@ install_packages() {
 start_postgres() {
   as_root service postgresql start >/dev/null
   for _ in $(seq 1 60); do
-    as_root su postgres -c "pg_isready -q" && break
+    as_postgres "pg_isready -q" && break
     sleep 1
   done
-  as_root su postgres -c "psql -qtAc \"SELECT 1 FROM pg_roles WHERE rolname='${PG_USER}'\"" | grep -q 1 \
-    || as_root su postgres -c "psql -qc \"CREATE ROLE ${PG_USER} LOGIN CREATEDB PASSWORD '${PG_PASSWORD}'\""
-  as_root su postgres -c "psql -qtAc \"SELECT 1 FROM pg_database WHERE datname='${PG_DB}'\"" | grep -q 1 \
-    || as_root su postgres -c "createdb -O ${PG_USER} ${PG_DB}"
+  as_postgres "psql -qtAc \"SELECT 1 FROM pg_roles WHERE rolname='${PG_USER}'\"" | grep -q 1 \
+    || as_postgres "psql -qc \"CREATE ROLE ${PG_USER} LOGIN CREATEDB PASSWORD '${PG_PASSWORD}'\""
+  ensure_database "${PG_DB}"
   echo "services: PostgreSQL ready (postgres://${PG_USER}:***@127.0.0.1:5432/${PG_DB})"
+}
+
+ensure_database() {
+  as_postgres "psql -qtAc \"SELECT 1 FROM pg_database WHERE datname='$1'\"" | grep -q 1 \
+    || as_postgres "createdb -O ${PG_USER} $1"
 }
 
 start_rabbitmq() {
@@ -48,16 +65,35 @@ start_rabbitmq() {
     sleep 1
   done
   as_root rabbitmqctl -q await_startup
-  as_root rabbitmq-plugins -q enable rabbitmq_management >/dev/null 2>&1 || true
+  # The management API: operators' dashboard, and the tests make throw-away vhosts with it.
+  as_root rabbitmq-plugins -q enable rabbitmq_management >/dev/null
   as_root rabbitmqctl -q list_users | grep -q "^${MQ_USER}\b" \
     || as_root rabbitmqctl -q add_user "${MQ_USER}" "${MQ_PASSWORD}"
   as_root rabbitmqctl -q set_user_tags "${MQ_USER}" administrator
-  for vhost in ${MQ_VHOSTS}; do
-    as_root rabbitmqctl -q list_vhosts | grep -qx "${vhost}" \
-      || as_root rabbitmqctl -q add_vhost "${vhost}"
-    as_root rabbitmqctl -q set_permissions -p "${vhost}" "${MQ_USER}" ".*" ".*" ".*"
+  ensure_vhost "${MQ_VHOST}"
+  for _ in $(seq 1 60); do
+    curl -fsS -o /dev/null -u "${MQ_USER}:${MQ_PASSWORD}" http://127.0.0.1:15672/api/overview \
+      && break
+    sleep 1
   done
-  echo "services: RabbitMQ ready (amqp://${MQ_USER}:***@127.0.0.1:5672/, vhosts: ${MQ_VHOSTS})"
+  echo "services: RabbitMQ ready (amqp://${MQ_USER}:***@127.0.0.1:5672/${MQ_VHOST})"
+}
+
+ensure_vhost() {
+  as_root rabbitmqctl -q list_vhosts | grep -qx "$1" || as_root rabbitmqctl -q add_vhost "$1"
+  as_root rabbitmqctl -q set_permissions -p "$1" "${MQ_USER}" ".*" ".*" ".*"
+}
+
+recreate_test_state() {
+  for db in ${PG_TEST_DBS}; do
+    as_postgres "psql -qc 'DROP DATABASE IF EXISTS \"${db}\" WITH (FORCE)'"
+  done
+  for vhost in ${MQ_TEST_VHOSTS}; do
+    as_root rabbitmqctl -q list_vhosts | grep -qx "${vhost}" \
+      && as_root rabbitmqctl -q delete_vhost "${vhost}"
+    ensure_vhost "${vhost}"
+  done
+  echo "services: test state recreated (databases: ${PG_TEST_DBS}; vhosts: ${MQ_TEST_VHOSTS})"
 }
 
 case "${1:-start}" in
@@ -66,12 +102,18 @@ case "${1:-start}" in
     start_postgres
     start_rabbitmq
     ;;
+  test)
+    install_packages
+    start_postgres
+    start_rabbitmq
+    recreate_test_state
+    ;;
   stop)
     as_root service rabbitmq-server stop || true
     as_root service postgresql stop || true
     ;;
   *)
-    echo "usage: $0 [start|stop]" >&2
+    echo "usage: $0 [start|test|stop]" >&2
     exit 2
     ;;
 esac

@@ -58,8 +58,11 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         body = SubmissionDetailSerializer(submission, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
 
-    @extend_schema(responses=EventSerializer(many=True), summary="The audit trail, oldest first")
-    @action(detail=True, methods=["get"])
+    @extend_schema(
+        responses=EventSerializer(many=True),
+        summary="The audit trail, oldest first (complete: a submission has a handful of events)",
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)
     def events(self, request: Request, pk: str | None = None) -> Response:
         submission = self.get_object()
         return Response(EventSerializer(submission.events.all(), many=True).data)

@@ -1,11 +1,19 @@
-"""The demo data ``make run`` loads: an admin, an author with an API token, a few skills."""
+"""The demo ``make run`` shows: an admin, a reviewer, an author with an API token, a few skills
+submitted once the whole fleet is up (so Flower sees their tasks), and the banner."""
 
 from __future__ import annotations
 
+import base64
+import json
 import secrets
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from celery import current_app
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser, Group
 from rest_framework.authtoken.models import Token
@@ -13,6 +21,7 @@ from rest_framework.authtoken.models import Token
 from pipeline.models import Submission
 from pipeline.services.submissions import SubmissionRequest, create_submission
 from pipeline.sources.folder import files_from_folder
+from pipeline.states import AUTOMATED_STATES
 
 
 @dataclass(frozen=True)
@@ -59,3 +68,66 @@ def submit_demo_skills(author: AbstractUser, folder: Path) -> list[Submission]:
         request = SubmissionRequest(files=files_from_folder(skill_folder))
         submitted.append(create_submission(author, request, trigger="demo-submission"))
     return submitted
+
+
+def demo_outcomes(author: AbstractUser, folder: Path, timeout_s: float) -> dict[str, str]:
+    """Each demo skill's latest state, once none is still moving through the automated
+    pipeline (or at ``timeout_s``)."""
+    names = sorted(p.name for p in folder.iterdir() if p.is_dir())
+    deadline = time.monotonic() + timeout_s
+    while True:
+        latest: dict[str, str] = {}
+        for submission in Submission.objects.filter(submitter=author, skill_name__in=names):
+            latest.setdefault(submission.skill_name, submission.state)
+        settled = all(state not in AUTOMATED_STATES for state in latest.values())
+        if settled or time.monotonic() > deadline:
+            return {name: latest.get(name, "not submitted") for name in names}
+        time.sleep(0.5)
+
+
+class FleetNotReady(Exception):
+    """A process of ``make run`` did not come up in time; the message says which."""
+
+
+def wait_for_fleet(
+    web_url: str,
+    *,
+    flower_url: str | None,
+    flower_auth: str,
+    timeout_s: float,
+    log: Callable[[str], None],
+) -> None:
+    """Block until the web server is ready and — on a broker that carries broadcasts — a worker
+    answers and Flower lists it, so nothing submitted from now on escapes Flower."""
+    deadline = time.monotonic() + timeout_s
+    _until(lambda: _http_ok(f"{web_url}/readyz"), deadline, "the web server (/readyz)")
+    log("web ready")
+    if flower_url is None:
+        return
+    _until(lambda: current_app.control.ping(timeout=1.0), deadline, "a Celery worker (ping)")
+    log("worker ready")
+    _until(lambda: _flower_lists_a_worker(flower_url, flower_auth), deadline, "Flower")
+    log("flower ready")
+
+
+def _until(check: Callable[[], object], deadline: float, what: str) -> None:
+    while not check():
+        if time.monotonic() > deadline:
+            raise FleetNotReady(f"{what} did not come up in time; see its lines in this log")
+        time.sleep(0.5)
+
+
+def _http_ok(url: str, auth: str = "", timeout_s: float = 10) -> bytes | None:
+    request = urllib.request.Request(url)
+    if auth:
+        request.add_header("Authorization", f"Basic {base64.b64encode(auth.encode()).decode()}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            return response.read() if response.status == 200 else None
+    except (OSError, urllib.error.URLError):
+        return None
+
+
+def _flower_lists_a_worker(flower_url: str, auth: str) -> bool:
+    body = _http_ok(f"{flower_url}/api/workers?refresh=1", auth)
+    return bool(body and json.loads(body))

@@ -11,11 +11,13 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from config.celery import ALL_QUEUES
 from pipeline.models import DeadLetter, Submission
 from pipeline.services import steps
 from pipeline.services.attempts import StepContext
 from pipeline.services.timeouts import record_timeout
 from pipeline.states import State
+from tests.support.rabbitmq import fresh_vhost
 from tests.unit.pipeline.factories import submission_in
 
 pytestmark = pytest.mark.django_db
@@ -92,9 +94,27 @@ def test_metrics_cover_the_last_24_hours_hourly(make_user, staff):
     assert stages["tier1_scan"]["count"] == 1 and stages["tier1_scan"]["target_ms"] == 500
     assert stages["end_to_end"]["count"] == 1 and stages["end_to_end"]["target_p95_ms"] == 60000
     assert body["timeouts"]["by_classification"] == {"judge_timeout": 1}
-    assert body["queue_depth"]["submission-dlq"] is not None
+    assert body["broker"] == "ok"
+    assert all(isinstance(depth, int) for depth in body["queue_depth"].values())
     assert body["job_failure_rate"] == 0.0
     assert body["reviews"] == {"open": 0, "overdue": 0}
+
+
+def test_a_broker_nobody_used_yet_reports_every_queue_declared_and_empty(staff, settings):
+    with fresh_vhost() as broker_url:
+        settings.CELERY_BROKER_URL = broker_url
+        body = staff.get("/api/v1/admin/queue/metrics").json()
+        status = staff.get("/api/v1/admin/queue/status").json()
+    expected = {queue.name: 0 for queue in ALL_QUEUES}
+    assert body["queue_depth"] == expected and body["broker"] == "ok"
+    assert status["queues"] == expected and status["broker"] == "ok"
+
+
+def test_an_unreachable_broker_is_reported_as_such(staff, settings):
+    settings.CELERY_BROKER_URL = "amqp://skillgate:skillgate@127.0.0.1:1/nowhere"
+    body = staff.get("/api/v1/admin/queue/metrics").json()
+    assert body["broker"] == "unreachable"
+    assert set(body["queue_depth"].values()) == {None}
 
 
 def test_prometheus_exposes_the_same_figures(make_user, settings):
@@ -106,6 +126,7 @@ def test_prometheus_exposes_the_same_figures(make_user, settings):
     assert 'skillgate_timeouts_total{classification="provider_error"} 1.0' in text
     assert 'skillgate_stage_target_ms{quantile="0.95",stage="end_to_end"} 60000.0' in text
     assert "skillgate_queue_depth" in text
+    assert "skillgate_broker_up 1.0" in text
     settings.SKILLGATE_METRICS_TOKEN = "s3cret"
     assert Client().get("/metrics").status_code == 401
     ok = Client().get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret")

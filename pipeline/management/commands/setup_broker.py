@@ -1,0 +1,22 @@
+"""``manage.py setup_broker``: declare the queue topology on the configured broker."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from config.celery import app, declare_topology
+
+
+class Command(BaseCommand):
+    help = (
+        "Declare every pipeline queue, the dead-letter exchange and the dead-letter queue on "
+        "the configured broker (idempotent), and print each queue's depth."
+    )
+
+    def handle(self, *args: object, **options: object) -> None:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=3)
+            depths = declare_topology(connection.default_channel)
+        if int(str(options.get("verbosity", 1))) >= 1:
+            for name, depth in depths.items():
+                self.stdout.write(f"{name}: {depth} ready")
