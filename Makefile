@@ -47,13 +47,13 @@ run: install
 	@mkdir -p var
 	@printf '%s\n' '# written by `make run`: PostgreSQL + RabbitMQ, task events on for Flower' \
 		'DATABASE_URL=$(RUN_DATABASE_URL)' 'CELERY_BROKER_URL=$(RUN_BROKER_URL)' \
-		'SKILLGATE_TASK_EVENTS=true' > var/local.env
+		'SKILLGATE_TASK_EVENTS=true' 'SKILLGATE_BASE_URL=http://127.0.0.1:$(PORT)' > var/local.env
 	@$(START_PROCESSES)
 
 run-lite: install
 	@mkdir -p var
 	@printf '%s\n' '# written by `make run-lite`: the embedded default (SQLite + SQLAlchemy broker)' \
-		> var/local.env
+		'SKILLGATE_BASE_URL=http://127.0.0.1:$(PORT)' > var/local.env
 	@$(START_PROCESSES) web worker beat demo
 
 test: install

@@ -158,6 +158,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "ENUM_NAME_OVERRIDES": {"SubmissionStateEnum": "pipeline.states.State"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.openapi.add_error_responses",
+    ],
     # Served from this server: the docs work without reaching a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -214,6 +218,8 @@ SKILLGATE_LLM_API_KEY = env_str("SKILLGATE_LLM_API_KEY", "not-needed")
 SKILLGATE_LLM_TIMEOUT_S = env_float("SKILLGATE_LLM_TIMEOUT_S", 60.0)
 
 # --- Operators ----------------------------------------------------------------------------
+# Where this registry's web server answers, for links printed by commands (`make run` sets it).
+SKILLGATE_BASE_URL = env_str("SKILLGATE_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 # Where operators find Flower (linked from the landing page).
 SKILLGATE_FLOWER_URL = env_str(
     "SKILLGATE_FLOWER_URL", f"http://127.0.0.1:{env_str('FLOWER_PORT', '5555')}/"

@@ -30,7 +30,7 @@ def test_submit_wait_prints_each_state_change_and_the_outcome(worker, author, tm
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"submitted {author.username}/{name} as ")
-    transitions = [line.split()[1:4] for line in lines[1:-1]]
+    transitions = [line.split()[1:4] for line in lines[1:-2]]
     assert transitions == [
         ["∅", "→", "RECEIVED"],
         ["RECEIVED", "→", "TIER1_SCANNING"],
@@ -38,7 +38,21 @@ def test_submit_wait_prints_each_state_change_and_the_outcome(worker, author, tm
         ["TIER2_SCANNING", "→", "AUTO_APPROVED"],
         ["AUTO_APPROVED", "→", "PUBLISHED"],
     ]
-    assert lines[-1] == f"outcome: verdict PUBLISHED: Published as {author.username}/{name}@1.0.0"
+    assert lines[-2] == f"outcome: verdict PUBLISHED: Published as {author.username}/{name}@1.0.0"
+    assert lines[-1].startswith("details: http://") and "/api/v1/submissions/" in lines[-1]
+
+
+def test_submit_wait_ends_with_the_findings_that_decided_a_failure(worker, author):
+    done = run_cli(
+        str(ROOT / "demo" / "skills" / "quick-setup"), "--user", author.username, "--wait"
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    tail = done.stdout.split("outcome: verdict TIER1_FAILED: ", 1)[1].splitlines()
+    assert tail[1] == "what decided it:"
+    rule_line, fix_line = tail[2], tail[3]
+    assert rule_line.startswith("  - ") and " at " in rule_line and ":" in rule_line
+    assert fix_line.startswith("    fix: ") and len(fix_line) > len("    fix: ") + 10
+    assert tail[-1].startswith("details: http://") and "/api/v1/submissions/" in tail[-1]
 
 
 def test_submit_refuses_a_bad_folder_with_a_clear_message(author, tmp_path, live_db):

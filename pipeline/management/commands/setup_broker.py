@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
+from kombu import Connection
 
-from config.celery import app, declare_topology
+from config.celery import declare_topology
 
 
 class Command(BaseCommand):
@@ -14,7 +16,7 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: object, **options: object) -> None:
-        with app.connection_for_write() as connection:
+        with Connection(settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
             connection.ensure_connection(max_retries=3)
             depths = declare_topology(connection.default_channel)
         if int(str(options.get("verbosity", 1))) >= 1:

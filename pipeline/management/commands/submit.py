@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from pipeline.explanations import deciding_reasons
 from pipeline.models import Submission
 from pipeline.services.submissions import SubmissionRequest, create_submission
 from pipeline.sources.errors import SourceRejected, SourceUnavailable
@@ -75,8 +77,25 @@ class Command(BaseCommand):
             time.sleep(0.3)
         if submission.state in REVIEW_STATES:
             self.stdout.write("waiting for human review (Tier 3)")
+        else:
+            outcome = submission.outcome
+            self.stdout.write(f"outcome: {outcome.kind} {outcome.code}: {outcome.message}")
+        self._explain(submission)
+        if submission.state in REVIEW_STATES:
             raise SystemExit(EXIT_IN_REVIEW)
-        outcome = submission.outcome
-        self.stdout.write(f"outcome: {outcome.kind} {outcome.code}: {outcome.message}")
         if submission.state != State.PUBLISHED:
             raise SystemExit(EXIT_REJECTED)
+
+    def _explain(self, submission: Submission) -> None:
+        """What decided it, one finding a line with how to fix it, and where to read more."""
+        reasons = deciding_reasons(submission)
+        if reasons:
+            self.stdout.write("what decided it:")
+        for reason in reasons:
+            where = f" at {reason.location}" if reason.location else ""
+            self.stdout.write(f"  - {reason.rule}{where}: {reason.message}")
+            if reason.remediation:
+                self.stdout.write(f"    fix: {reason.remediation}")
+        self.stdout.write(
+            f"details: {settings.SKILLGATE_BASE_URL}/api/v1/submissions/{submission.pk}"
+        )

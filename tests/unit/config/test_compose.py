@@ -16,7 +16,7 @@ from config.celery import MAINTENANCE_QUEUE, STEP_QUEUES
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
 SERVICES = COMPOSE["services"]
-APP_SERVICES = ("migrate", "web", "worker", "beat", "flower")
+APP_SERVICES = ("migrate", "setup-broker", "web", "worker", "beat", "flower")
 SETTINGS_SOURCE = (ROOT / "config" / "settings.py").read_text()
 READ_BY_SETTINGS = set(re.findall(r'env_\w+\(\s*"([A-Z0-9_]+)"', SETTINGS_SOURCE))
 READ_BY_LIBRARIES = {"FLOWER_BASIC_AUTH"}
@@ -42,6 +42,16 @@ def test_app_services_wait_for_healthy_servers_and_migrations():
         assert depends["rabbitmq"]["condition"] == "service_healthy"
     for name in ("web", "worker", "beat"):
         assert SERVICES[name]["depends_on"]["migrate"]["condition"] == (
+            "service_completed_successfully"
+        )
+
+
+def test_the_broker_topology_is_declared_before_anything_publishes_or_consumes():
+    argv = command("setup-broker")
+    assert argv[:2] == ["python", "manage.py"] and argv[2] == "setup_broker"
+    assert argv[2] in get_commands()
+    for name in ("web", "worker", "beat", "flower"):
+        assert SERVICES[name]["depends_on"]["setup-broker"]["condition"] == (
             "service_completed_successfully"
         )
 

@@ -128,9 +128,7 @@ def test_without_a_token_the_answer_says_how_to_send_it():
     assert "Authorization: Token" in response.json()["detail"]
 
 
-def test_the_events_endpoint_is_documented_as_the_complete_list_it_returns(
-    make_user, client_for
-):
+def test_the_events_endpoint_is_documented_as_the_complete_list_it_returns(make_user, client_for):
     schema = Client().get("/api/schema/", HTTP_ACCEPT="application/json").json()
     operation = schema["paths"]["/api/v1/submissions/{id}/events"]["get"]
     assert [p["name"] for p in operation.get("parameters", [])] == ["id"]

@@ -1,0 +1,57 @@
+"""The schema tells the whole truth: every operation documents the error responses it can give,
+all in the one error shape of ``config.api_errors``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": "Every error the API answers has this shape.",
+    "properties": {
+        "detail": {"type": "string", "description": "What is wrong, in one line."},
+        "code": {"type": "string", "description": "A stable code for programs."},
+        "errors": {
+            "type": "object",
+            "description": "Each request field that is wrong, with its messages (may be empty).",
+            "additionalProperties": True,
+        },
+    },
+    "required": ["detail", "code", "errors"],
+}
+
+_EVERY_OPERATION = {
+    "400": "Invalid input (the field at fault is named in `errors`).",
+    "401": "No or invalid API token.",
+    "403": "Not allowed for this account.",
+    "404": "Not found, or not yours.",
+    "406": "The requested response format is not available: accept application/json.",
+    "429": "Too many requests: slow down (see `Retry-After`).",
+    "503": "A dependency (the database) is unavailable: retry after `Retry-After` seconds.",
+}
+_WITH_A_BODY = {
+    "409": "The action conflicts with the current state (someone acted first, or wrong state).",
+    "413": "The request or the skill is too large.",
+    "415": "Send JSON with Content-Type: application/json.",
+}
+_FETCHING = {
+    "502": "The git host failed.",
+    "504": "The git host did not answer in time.",
+}
+
+
+def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular post-processing hook: document the error shape on every operation."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    reference = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            errors = dict(_EVERY_OPERATION)
+            if method in {"post", "put", "patch"}:
+                errors |= _WITH_A_BODY
+            if method == "post" and path.endswith("/submissions"):
+                errors |= _FETCHING
+            responses = operation.setdefault("responses", {})
+            for status, description in errors.items():
+                responses.setdefault(status, {"description": description, "content": reference})
+    return result
