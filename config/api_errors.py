@@ -73,7 +73,7 @@ def _translate(exc: Exception, context: dict[str, Any]) -> Exception:
     if isinstance(exc, PermissionDenied):
         return exceptions.PermissionDenied(str(exc) or None)
     if isinstance(exc, exceptions.NotAuthenticated):
-        return exceptions.NotAuthenticated(f"Log in or {SEND_TOKEN}.")
+        return exceptions.NotAuthenticated(f"No credentials were sent: log in, or {SEND_TOKEN}.")
     if isinstance(exc, exceptions.UnsupportedMediaType):
         return exceptions.UnsupportedMediaType(
             exc.detail, detail=f"This endpoint takes JSON: {SEND_JSON}."
