@@ -1,0 +1,509 @@
+"""Operator views at registry scale: every page must cost what it shows, not the history.
+
+    .venv/bin/python bench/scale.py [--submissions 1000000] [--repeats 20] [--reseed]
+
+Seeds its own PostgreSQL database (``skillgate_scale``) with a realistic history — submissions
+in realistic proportions of outcomes, spread over 90 days with a busy last day, an audit event
+per transition, processing attempts, scan results, reviews, dead letters, published versions
+of a few thousand skills — then serves it with gunicorn (2 workers, as in production) and
+times every operator-facing endpoint and admin page, as an operator's browser or Prometheus
+would call them. Prints a table and, as its last line, a JSON object with p50/p95 per page.
+
+Seeding is generic: a few template submissions are made through the ORM (so every column gets
+its real default), then copied by SQL ``INSERT … SELECT`` with new ids and timestamps, child
+rows (events, attempts, results, reviews, versions, dead letters) following their submission.
+The seeded database is kept between runs; ``--reseed`` rebuilds it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.cookiejar
+import itertools
+import json
+import os
+import re
+import statistics
+import sys
+import time
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._setup import DEFAULT_BROKER_URL, prepare_broker, prepare_database
+
+DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_scale"
+DAYS = 90
+LAST_DAY_SHARE = 0.2
+SKILLS = 5_000
+
+# (kind, share of all submissions, the state path it took): realistic proportions.
+KINDS: tuple[tuple[str, float, tuple[str, ...]], ...] = (
+    (
+        "auto_published",
+        0.70,
+        ("RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "AUTO_APPROVED", "PUBLISHED"),
+    ),
+    ("tier1_failed", 0.10, ("RECEIVED", "TIER1_SCANNING", "TIER1_FAILED")),
+    ("judge_rejected", 0.10, ("RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "REJECTED")),
+    (
+        "review_published",
+        0.05,
+        (
+            "RECEIVED",
+            "TIER1_SCANNING",
+            "TIER2_SCANNING",
+            "NEEDS_REVIEW",
+            "TIER3_REVIEW",
+            "PUBLISHED",
+        ),
+    ),
+    (
+        "review_rejected",
+        0.02,
+        (
+            "RECEIVED",
+            "TIER1_SCANNING",
+            "TIER2_SCANNING",
+            "NEEDS_REVIEW",
+            "TIER3_REVIEW",
+            "REJECTED",
+        ),
+    ),
+    ("review_open", 0.02, ("RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "NEEDS_REVIEW")),
+    (
+        "review_assigned",
+        0.005,
+        ("RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "NEEDS_REVIEW", "TIER3_REVIEW"),
+    ),
+    ("retries_exhausted", 0.0035, ("RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "REJECTED")),
+    ("in_flight", 0.001, ("RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING")),
+    ("stuck", 0.0005, ("RECEIVED", "TIER1_SCANNING")),
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    name: str
+    path: str
+    who: str  # "token" (API, operator token), "session" (admin), "none"
+
+
+PAGES: tuple[Page, ...] = (
+    Page("/metrics", "/metrics", "none"),
+    Page("api queue status", "/api/v1/admin/queue/status", "token"),
+    Page("api queue metrics", "/api/v1/admin/queue/metrics", "token"),
+    Page("api submissions", "/api/v1/submissions?limit=50", "token"),
+    Page("api skills", "/api/v1/skills?limit=50", "none"),
+    Page("api reviews", "/api/v1/reviews?limit=50", "token"),
+    Page("api dead letters", "/api/v1/admin/dead-letters?limit=50", "token"),
+    Page("admin submissions", "/admin/pipeline/submission/", "session"),
+    Page("admin submissions stuck", "/admin/pipeline/submission/?progress=stuck", "session"),
+    Page(
+        "admin submissions state",
+        "/admin/pipeline/submission/?state__exact=NEEDS_REVIEW",
+        "session",
+    ),
+    Page("admin submissions search name", "/admin/pipeline/submission/?q=skill-4242", "session"),
+    Page(
+        "admin submissions search id",
+        "/admin/pipeline/submission/?q={submission_prefix}",
+        "session",
+    ),
+    Page("admin events", "/admin/pipeline/submissionstateevent/", "session"),
+    Page("admin attempts", "/admin/pipeline/processingattempt/", "session"),
+    Page("admin dead letters", "/admin/pipeline/deadletter/", "session"),
+    Page("admin review queue", "/admin/reviews/review/", "session"),
+    Page("admin skills", "/admin/registry/skill/", "session"),
+)
+
+
+# --- seeding ---------------------------------------------------------------------------
+
+
+def _columns(cursor, table: str) -> list[str]:  # type: ignore[no-untyped-def]
+    cursor.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
+        "ORDER BY ordinal_position",
+        [table],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
+def copy_rows(cursor, table: str, source_sql: str, overrides: dict[str, str | None], params=()):  # type: ignore[no-untyped-def]
+    """``INSERT INTO table SELECT`` every column of the rows ``source_sql`` yields (aliased
+    ``t``), taking ``overrides[column]`` as an SQL expression instead; a None override leaves
+    the column to its default (serial ids)."""
+    columns = [c for c in _columns(cursor, table) if overrides.get(c, "") is not None]
+    select = ", ".join(overrides.get(c) or f"t.{c}" for c in columns)
+    cursor.execute(
+        f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM {source_sql}", params
+    )
+
+
+def make_templates() -> dict[str, str]:
+    """One submission per kind, with every child row, made through the real services."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from pipeline.models import DeadLetter, ProcessingAttempt, ScanResult, Submission
+    from pipeline.outcomes import Outcome, OutcomeCode
+    from pipeline.services.publishing import publish
+    from pipeline.transitions import Actor, Change, record_received, transition
+    from registry.bundles import Bundle
+    from registry.models import SkillVersion
+    from registry.services import store_snapshot
+    from reviews.models import Review
+
+    author, _ = get_user_model().objects.get_or_create(username="scale-author")
+    reviewer, _ = get_user_model().objects.get_or_create(username="scale-reviewer")
+    templates = {}
+    for kind, _share, path in KINDS:
+        name = f"template-{kind.replace('_', '-')}"
+        bundle = store_snapshot(
+            Bundle.from_texts(
+                {"SKILL.md": f"---\nname: {name}\ndescription: A {kind} skill.\n---\nDo it.\n"}
+            )
+        )
+        now = timezone.now()
+        submission = Submission.objects.create(
+            skill_owner="scale-author",
+            skill_name=name,
+            source_kind="inline",
+            submitter=author,
+            bundle=bundle,
+            deadline_at=now,
+            state="RECEIVED",
+            state_changed_at=now,
+        )
+        record_received(submission, "api-submission", Actor.system())
+        for source, target in itertools.pairwise(path):
+            if target == "PUBLISHED":
+                submission.refresh_from_db()
+                trigger = "reviewer-approved" if source == "TIER3_REVIEW" else "publish-complete"
+                publish_submission(publish, submission, trigger, reviewer)
+                continue
+            outcome = None
+            if target in {"REJECTED", "TIER1_FAILED"}:
+                code = {
+                    "TIER1_FAILED": OutcomeCode.TIER1_FAILED,
+                    "REJECTED": OutcomeCode.SCORE_TOO_LOW,
+                }[target]
+                if kind == "retries_exhausted":
+                    outcome = Outcome.error(OutcomeCode.RETRIES_EXHAUSTED, "gave up")
+                else:
+                    outcome = Outcome.verdict(code, "not safe")
+            actor = (
+                Actor.system()
+                if kind == "retries_exhausted" and target == "REJECTED"
+                else Actor.worker()
+            )
+            transition(
+                submission.pk,
+                Change(source, target, f"to-{target.lower()}", actor, outcome=outcome),
+            )  # type: ignore[arg-type]
+        for tier, step in ((1, "pipeline.scan"), (2, "pipeline.judge"), (3, "pipeline.publish")):
+            if tier > len(path) - 2:
+                break
+            ProcessingAttempt.objects.create(
+                submission=submission,
+                stage=path[tier],
+                task_name=step,
+                task_id=str(uuid.uuid4()),
+                worker="celery@bench",
+                status="succeeded",
+                started_at=now,
+                finished_at=now,
+            )
+            if tier < 3:
+                ScanResult.objects.create(
+                    submission=submission,
+                    tier=tier,
+                    verdict="PASS",
+                    score=85 if tier == 2 else None,
+                    findings=[],
+                    details={},
+                    engine="bench",
+                    engine_version="1",
+                    duration_ms=3.0,
+                )
+        if "NEEDS_REVIEW" in path:
+            decided = path[-1] in {"PUBLISHED", "REJECTED"}
+            Review.objects.create(
+                submission=submission,
+                reasons=["score 72 in the review band 60–79"],
+                score=72,
+                opened_at=now,
+                due_at=now,
+                assignee=reviewer if "TIER3_REVIEW" in path else None,
+                decision=("approved" if path[-1] == "PUBLISHED" else "rejected") if decided else "",
+                decided_by=reviewer if decided else None,
+                decided_at=now if decided else None,
+            )
+        if kind == "retries_exhausted":
+            DeadLetter.objects.create(
+                submission=submission,
+                task_name="pipeline.judge",
+                task_id=str(uuid.uuid4()),
+                stage="TIER2_SCANNING",
+                reason="retries_exhausted",
+                error_class="provider_error",
+                error_message="the judge endpoint answered 503",
+                payload={"args": [str(submission.pk)]},
+            )
+        templates[kind] = str(submission.pk)
+        assert SkillVersion.objects.filter(submission=submission).exists() == (
+            path[-1] == "PUBLISHED"
+        )
+    return templates
+
+
+def publish_submission(publish, submission, trigger: str, reviewer) -> None:  # type: ignore[no-untyped-def]
+    """Publish through the real service, whatever its signature is this week."""
+    import inspect
+
+    from pipeline.transitions import Actor
+    from registry.models import SkillVersion
+
+    channel = (
+        SkillVersion.Channel.REVIEW
+        if trigger == "reviewer-approved"
+        else SkillVersion.Channel.AUTOMATIC
+    )
+    actor = Actor.admin(reviewer.username) if trigger == "reviewer-approved" else Actor.system()
+    kwargs = {"trigger": trigger} if "trigger" in inspect.signature(publish).parameters else {}
+    publish(submission, channel, actor, **kwargs)
+
+
+def seed(total: int) -> None:
+    from django.db import connection, transaction
+
+    print(f"seeding {total:,} submissions …", flush=True)
+    started = time.monotonic()
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE pipeline_submissionstateevent DISABLE TRIGGER USER")
+        cursor.execute(
+            "TRUNCATE pipeline_submission, pipeline_submissionstateevent, pipeline_scanresult, "
+            "pipeline_processingattempt, pipeline_deadletter, reviews_review, "
+            "registry_skillversion, registry_skill CASCADE"
+        )
+        cursor.execute("ALTER TABLE pipeline_submissionstateevent ENABLE TRIGGER USER")
+    templates = make_templates()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit TO OFF")
+        copy_rows(
+            cursor,
+            "registry_skill",
+            "registry_skill t, generate_series(1, %s) g WHERE t.name = 'template-auto-published'",
+            {"id": None, "name": "'skill-' || g"},
+            [SKILLS],
+        )
+        cursor.execute(
+            "CREATE TEMP TABLE bench_skill AS SELECT row_number() OVER (ORDER BY id) - 1 AS n, id "
+            "FROM registry_skill WHERE name LIKE 'skill-%%'"
+        )
+        for index, (kind, share, path) in enumerate(KINDS):
+            count = max(1, round(total * share))
+            _copy_kind(cursor, index, kind, count, templates[kind], path)
+            print(f"  {kind:<18} {count:>9,}  ({time.monotonic() - started:.0f} s)", flush=True)
+    with connection.cursor() as cursor:
+        for table in (
+            "pipeline_submission",
+            "pipeline_submissionstateevent",
+            "pipeline_scanresult",
+            "pipeline_processingattempt",
+            "reviews_review",
+            "registry_skillversion",
+        ):
+            cursor.execute(f"VACUUM ANALYZE {table}")
+    print(f"seeded in {time.monotonic() - started:.0f} s", flush=True)
+
+
+def _copy_kind(
+    cursor, index: int, kind: str, count: int, template: str, path: tuple[str, ...]
+) -> None:  # type: ignore[no-untyped-def]
+    """``count`` copies of the template submission and its children, ids and times new."""
+    recent = kind in {"in_flight"}
+    age = (
+        "interval '2 minutes' * random()"
+        if recent
+        else "interval '10 minutes' + interval '20 minutes' * random()"
+        if kind == "stuck"
+        else f"CASE WHEN random() < {LAST_DAY_SHARE} THEN interval '1 day' * random() "
+        f"ELSE interval '1 day' * {DAYS} * random() END"
+    )
+    cursor.execute("DROP TABLE IF EXISTS bench_new")
+    cursor.execute(
+        f"CREATE TEMP TABLE bench_new AS SELECT g, gen_random_uuid() AS id, now() - ({age}) AS at "
+        f"FROM generate_series(1, %s) g",
+        [count],
+    )
+    template_time = "(SELECT created_at FROM pipeline_submission WHERE id = %s)"
+    copy_rows(
+        cursor,
+        "pipeline_submission",
+        "pipeline_submission t, bench_new n WHERE t.id = %s",
+        {
+            "id": "n.id",
+            "skill_name": "'skill-' || mod(n.g, 10000)",
+            "created_at": "n.at",
+            "updated_at": "n.at",
+            "state_changed_at": f"n.at + interval '{len(path)} seconds'",
+            "deadline_at": "n.at + interval '30 minutes'",
+            "dispatched_at": "n.at",
+            "published_version_id": "NULL",
+        },
+        [template],
+    )
+    children = {
+        "pipeline_submissionstateevent": ("created_at",),
+        "pipeline_processingattempt": ("started_at", "finished_at"),
+        "pipeline_scanresult": ("created_at",),
+        "pipeline_deadletter": ("created_at",),
+        "reviews_review": ("opened_at", "due_at", "assigned_at", "decided_at"),
+    }
+    for table, times in children.items():
+        overrides: dict[str, str | None] = {"id": None, "submission_id": "n.id"}
+        for column in times:
+            overrides[column] = (
+                f"CASE WHEN t.{column} IS NULL THEN NULL "
+                f"ELSE n.at + (t.{column} - {template_time}) END"
+            )
+        params = [template] * len(times) + [template]
+        copy_rows(
+            cursor, table, f"{table} t, bench_new n WHERE t.submission_id = %s", overrides, params
+        )
+    if path[-1] == "PUBLISHED":
+        copy_rows(
+            cursor,
+            "registry_skillversion",
+            "registry_skillversion t, bench_new n, bench_skill s "
+            "WHERE t.submission_id = %s AND s.n = mod(n.g, " + str(SKILLS) + ")",
+            {
+                "id": None,
+                "submission_id": "n.id",
+                "skill_id": "s.id",
+                "version": f"'1.{index}.' || n.g",
+                "published_at": "n.at + interval '5 seconds'",
+            },
+            [template],
+        )
+
+
+def seeded_count() -> int:
+    from pipeline.models import Submission
+
+    return Submission.objects.count()
+
+
+# --- timing ----------------------------------------------------------------------------
+
+
+class Session:
+    """An operator's HTTP session: an API token for the API, a logged-in admin for the rest."""
+
+    def __init__(self, base_url: str, username: str, password: str, token: str) -> None:
+        self.base_url = base_url
+        self.token = token
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        login = self.opener.open(f"{base_url}/admin/login/").read().decode()
+        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login).group(1)  # type: ignore[union-attr]
+        form = urllib.parse.urlencode(
+            {
+                "username": username,
+                "password": password,
+                "csrfmiddlewaretoken": csrf,
+                "next": "/admin/",
+            }
+        ).encode()
+        request = urllib.request.Request(
+            f"{base_url}/admin/login/", data=form, headers={"Referer": f"{base_url}/admin/login/"}
+        )
+        assert "Log out" in self.opener.open(request).read().decode(), "admin login failed"
+
+    def get(self, page: Page, path: str) -> float:
+        headers = {"Authorization": f"Token {self.token}"} if page.who == "token" else {}
+        opener = self.opener if page.who == "session" else urllib.request.build_opener()
+        started = time.perf_counter()
+        with opener.open(
+            urllib.request.Request(f"{self.base_url}{path}", headers=headers), timeout=120
+        ) as response:
+            response.read()
+            assert response.status == 200, (path, response.status)
+        return (time.perf_counter() - started) * 1000
+
+
+def time_pages(
+    session: Session, repeats: int, substitutions: dict[str, str]
+) -> dict[str, dict[str, float]]:
+    figures = {}
+    for page in PAGES:
+        path = page.path.format(**substitutions)
+        for _ in range(2):
+            session.get(page, path)
+        samples = sorted(session.get(page, path) for _ in range(repeats))
+        figures[page.name] = {
+            "p50_ms": round(statistics.median(samples), 1),
+            "p95_ms": round(samples[max(0, round(0.95 * len(samples)) - 1)], 1),
+        }
+        p50, p95 = figures[page.name]["p50_ms"], figures[page.name]["p95_ms"]
+        print(
+            f"  {page.name:<32} p50 {p50:>8.1f} ms   p95 {p95:>8.1f} ms",
+            flush=True,
+        )
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--submissions", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--reseed", action="store_true", help="rebuild the seeded history")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    parser.add_argument("--broker-url", default=DEFAULT_BROKER_URL)
+    args = parser.parse_args()
+    os.environ["CELERY_BROKER_URL"] = args.broker_url
+    os.environ["SKILLGATE_ENV_FILE"] = ""
+    prepare_database(args.database_url)
+    prepare_broker(args.broker_url)
+
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from pipeline.models import Submission
+    from tests.support.stack import WebServer, stack_environment
+
+    expected = sum(max(1, round(args.submissions * share)) for _, share, _ in KINDS) + len(KINDS)
+    if args.reseed or seeded_count() != expected:
+        seed(args.submissions)
+    password = uuid.uuid4().hex
+    operator, _ = get_user_model().objects.get_or_create(username="scale-operator")
+    operator.is_staff = operator.is_superuser = True
+    operator.set_password(password)
+    operator.save()
+    token, _ = Token.objects.get_or_create(user=operator)
+    prefix = str(Submission.objects.filter(state="PUBLISHED").values_list("id", flat=True).first())[
+        :8
+    ]
+
+    server = WebServer(
+        stack_environment(DATABASE_URL=args.database_url, CELERY_BROKER_URL=args.broker_url)
+    )
+    server.start()
+    try:
+        session = Session(server.url, operator.username, password, token.key)
+        print(f"{seeded_count():,} submissions; {args.repeats} requests per page after 2 warm-ups:")
+        figures = time_pages(session, args.repeats, {"submission_prefix": prefix})
+    finally:
+        server.stop()
+    print(json.dumps({"submissions": seeded_count(), "repeats": args.repeats, "pages": figures}))
+
+
+if __name__ == "__main__":
+    main()
