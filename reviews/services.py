@@ -341,6 +341,7 @@ def approve(submission_id: object, user: AbstractBaseUser, reason: str = "") -> 
             review.submission,
             SkillVersion.Channel.REVIEW,
             _actor(user),
+            "reviewer-approved",
             metadata={"reason": reason} if reason else None,
         )
         now = timezone.now()
