@@ -17,7 +17,9 @@ from pipeline.services.dead_letters import replay
 
 
 class QueueStatusView(APIView):
-    """Stuck submissions (stage, age, classification, recovery budget) and queue depths."""
+    """Stale submissions (no progress for 3 minutes; ``stuck`` once the recovery sweep acts,
+    after 5) with stage, age, classification and recovery budget; counts per state; queue
+    depths."""
 
     permission_classes = [permissions.IsAdminUser]
 
