@@ -150,31 +150,3 @@ def test_replay_command_replays_pending_dead_letters(make_user, capsys):
     out = capsys.readouterr().out
     assert f"#{letter.pk}: submission {live.pk} re-sent from TIER2_SCANNING" in out
     assert "replayed 1 of 1" in out
-
-
-def test_the_admin_lists_stuck_submissions_and_shows_their_staleness(make_user, client):
-    author = make_user()
-    stuck = submission_in(State.TIER2_SCANNING, author, name="stuck-one")
-    submission_in(State.TIER2_SCANNING, author, name="moving-one")
-    stall(stuck, 5)
-    client.force_login(make_user("root", staff=True, is_superuser=True))
-    listing = client.get("/admin/pipeline/submission/?progress=stuck").content.decode()
-    assert "stuck-one" in listing and "moving-one" not in listing
-    detail = client.get(f"/admin/pipeline/submission/{stuck.pk}/change/").content.decode()
-    assert "Your submission has been in Tier 2 judging for over 3 minutes" in detail
-
-
-def test_the_admin_replays_dead_letters(make_user, client):
-    live = submission_in(State.TIER1_SCANNING, make_user())
-    letter = DeadLetter.objects.create(
-        submission=live, task_name="pipeline.scan", reason="retries_exhausted"
-    )
-    client.force_login(make_user("root", staff=True, is_superuser=True))
-    response = client.post(
-        "/admin/pipeline/deadletter/",
-        {"action": "replay_selected", "_selected_action": [letter.pk]},
-        follow=True,
-    )
-    assert "re-sent from TIER1_SCANNING" in response.content.decode()
-    letter.refresh_from_db()
-    assert letter.replay_count == 1 and letter.replayed_by == "root"
