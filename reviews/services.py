@@ -30,6 +30,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from grading.labels import category_label
 from grading.types import SEVERITY_ORDER, Decision, Finding, Judgement, Tier1Report
 from pipeline.models import Submission
 from pipeline.outcomes import Outcome, OutcomeCode
@@ -115,7 +116,7 @@ def review_reasons(decision: Decision, tier1: Tier1Report) -> list[str]:
     )
     reasons = list(decision.reasons)
     reasons += [
-        f"{f.severity} {f.category} at {f.file}:{f.line} ({f.rule_id})"
+        f"{category_label(f.category)} ({f.severity}) at {f.file}:{f.line} ({f.rule_id})"
         for f in findings[:_LISTED_FINDINGS]
     ]
     if len(findings) > _LISTED_FINDINGS:
