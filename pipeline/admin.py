@@ -276,8 +276,7 @@ class DeadLetterAdmin(SubmissionColumn, ReadOnlyAdmin):
         "submission_link",
         "stage",
         "error_class",
-        "replay_count",
-        "replayed_at",
+        "replayed",
     )
     list_filter = (
         "reason",
@@ -303,6 +302,17 @@ class DeadLetterAdmin(SubmissionColumn, ReadOnlyAdmin):
         "replayed_by",
     )
     actions = ("replay_selected",)
+
+    @admin.display(description="replayed", ordering="replayed_at")
+    def replayed(self, letter: DeadLetter) -> str:
+        """How often, and when last: one column instead of two."""
+        if not letter.replay_count or letter.replayed_at is None:
+            return "—"
+        return format_html(
+            '{}× <span class="nowrap">{}</span>',
+            letter.replay_count,
+            f"{letter.replayed_at:%Y-%m-%d %H:%M:%S}",
+        )
 
     @admin.action(
         description="Replay: resume each submission from its current state",

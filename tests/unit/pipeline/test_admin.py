@@ -194,6 +194,7 @@ def test_the_site_is_named_skillgate(root):
         index
     )
     assert ">Skillgate administration</a>" in index
+    assert 'id="nav-sidebar"' not in root.get(SUBMISSIONS).text
 
 
 # --- stale and stuck --------------------------------------------------------------------------
@@ -250,6 +251,9 @@ def test_an_operator_replays_dead_letters_from_the_view_only_list(operator, make
     assert "re-sent from TIER1_SCANNING" in response.text
     letter.refresh_from_db()
     assert (letter.replay_count, letter.replayed_by) == (1, "opal")
+    assert f'1× <span class="nowrap">{letter.replayed_at:%Y-%m-%d %H:%M:%S}</span>' in (
+        client.get(DEAD_LETTERS).text
+    )
 
 
 def test_a_superuser_replays_too(root, make_user):
