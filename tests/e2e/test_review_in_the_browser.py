@@ -5,44 +5,15 @@ People outside the review groups, and authors looking at their own skills, canno
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import APIRequestContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from grading.labels import category_label
-from tests.e2e.conftest import ApiFor, People, Person
-from tests.support.skills import review_band_files
+from tests.e2e.conftest import QUEUE, ApiFor, People, log_in, submit_for_review
 
 pytestmark = pytest.mark.e2e
-
-QUEUE = "/admin/reviews/review/"
-SETTLED = {"NEEDS_REVIEW", "PUBLISHED", "REJECTED", "TIER1_FAILED"}
-
-
-def submit_for_review(client: APIRequestContext, name: str) -> dict:
-    """Submit over HTTP and wait until the worker has taken it through both tiers."""
-    created = client.post("/api/v1/submissions", data={"files": review_band_files(name)})
-    assert created.status == 201, created.text()
-    url = created.json()["url"]
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        body = client.get(url).json()
-        if body["state"] in SETTLED:
-            break
-        time.sleep(0.3)
-    trail = [e["to_state"] for e in client.get(f"{url}/events").json()]
-    assert body["state"] == "NEEDS_REVIEW", f"expected review, got {trail}: {body['outcome']}"
-    assert trail == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "NEEDS_REVIEW"]
-    return body
-
-
-def log_in(page: Page, person: Person, then: str = QUEUE) -> None:
-    page.goto(f"/admin/login/?next={then}")
-    page.get_by_label("Username").fill(person.username)
-    page.get_by_label("Password").fill(person.password)
-    page.get_by_role("button", name="Log in").click()
 
 
 def test_a_reviewer_finds_assigns_and_approves_a_review_band_skill(
@@ -59,7 +30,7 @@ def test_a_reviewer_finds_assigns_and_approves_a_review_band_skill(
     row = page.locator("#result_list tbody tr", has_text=f"{owner}/{name}")
     expect(row).to_have_count(1)
     expect(row).to_contain_text("NEEDS_REVIEW")
-    expect(row.locator("td.field-score")).to_have_text(str(score))
+    expect(row.locator("td.field-tier2_score")).to_have_text(str(score))
     for finding in tier1["findings"]:
         expect(row.locator("td.field-flags")).to_contain_text(category_label(finding["category"]))
     page.screenshot(path=str(screenshots / "01-review-queue.png"), full_page=True)
