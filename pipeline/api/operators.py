@@ -17,7 +17,7 @@ from pipeline.services.dead_letters import replay
 
 
 class QueueStatusView(APIView):
-    """Stale submissions (no progress for 3 minutes; ``stuck`` once the recovery sweep acts,
+    """Stale submissions (no progress for 3 minutes; `stuck` once the recovery sweep acts,
     after 5) with stage, age, classification and recovery budget; counts per state; queue
     depths."""
 
