@@ -1,11 +1,23 @@
-"""Operator views of the pipeline. Everything here is read-only: states change only through
-pipeline services (reviewers act in the review queue)."""
+"""Operator views of the pipeline: records, not forms.
+
+Every page here is read-only (Django's view-only pages, without Save buttons): states change
+only through pipeline services, reviewers act in the review queue, and the one operator action,
+replaying dead letters, is an admin action that calls the dead-letter service.
+"""
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
-from django.utils import timezone
+from typing import Any
 
+from django.conf import settings
+from django.contrib import admin, messages
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from pipeline import selectors
 from pipeline.models import (
     DeadLetter,
     ProcessingAttempt,
@@ -13,40 +25,60 @@ from pipeline.models import (
     Submission,
     SubmissionStateEvent,
 )
-from pipeline.selectors import STALE_AFTER, staleness
+from pipeline.presentation import event_details, short_id, yes_no
 from pipeline.services.dead_letters import replay
-from pipeline.states import AUTOMATED_STATES
+
+_MEDIA_CSS = {"all": ("pipeline/admin.css",)}
 
 
 class ReadOnlyInline(admin.TabularInline):
     extra = 0
+    empty_value_display = "—"
     can_delete = False
     show_change_link = False
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_replay_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
-        return request.user.has_perm("pipeline.change_deadletter")
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
 
 
 class EventInline(ReadOnlyInline):
     model = SubmissionStateEvent
-    fields = ("created_at", "from_state", "to_state", "trigger", "actor", "actor_type", "metadata")
+    verbose_name_plural = "audit trail"
+    fields = ("created_at", "from_state", "to_state", "trigger", "actor_with_type", "details")
     readonly_fields = fields
     ordering = ("created_at", "id")
+
+    @admin.display(description="actor")
+    def actor_with_type(self, event: SubmissionStateEvent) -> str:
+        return f"{event.actor} ({event.actor_type})"
+
+    @admin.display(description="details")
+    def details(self, event: SubmissionStateEvent) -> str:
+        return event_details_html(event.metadata)
 
 
 class ScanInline(ReadOnlyInline):
     model = ScanResult
-    fields = ("tier", "verdict", "score", "engine", "engine_version", "duration_ms", "is_late")
+    fields = ("tier", "verdict", "score", "engine", "engine_version", "duration_ms", "late")
     readonly_fields = fields
+
+    @admin.display(description="late")
+    def late(self, scan: ScanResult) -> str:
+        """Words, not Django's red-cross icon: "no" is the normal case, not an error."""
+        return yes_no(scan.is_late)
 
 
 class AttemptInline(ReadOnlyInline):
     model = ProcessingAttempt
     fields = (
         "started_at",
+        "stage",
         "task_name",
         "attempt",
         "status",
@@ -58,54 +90,89 @@ class AttemptInline(ReadOnlyInline):
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+    """Viewing needs the model's view (or change) permission, as Django's defaults have it;
+    nobody adds, edits or deletes these records in the admin."""
+
+    empty_value_display = "—"
+
+    class Media:
+        css = _MEDIA_CSS
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_replay_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
-        return request.user.has_perm("pipeline.change_deadletter")
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
-class StuckFilter(admin.SimpleListFilter):
-    """Automated submissions without progress for the staleness threshold (seed 001)."""
+class SubmissionColumn:
+    """A list column for records that belong to a submission (``list_select_related``)."""
+
+    @admin.display(description="submission", ordering="submission__created_at")
+    def submission_link(self, record: Any) -> str:
+        """The skill and the short id, linked to the submission's page; full id on hover."""
+        submission = record.submission
+        if submission is None:
+            return "—"
+        return format_html(
+            '<a href="{}" title="{}">{}/{} · {}</a>',
+            reverse("admin:pipeline_submission_change", args=[submission.pk]),
+            submission.pk,
+            submission.skill_owner,
+            submission.skill_name,
+            short_id(submission.pk),
+        )
+
+
+class ProgressFilter(admin.SimpleListFilter):
+    """Automated submissions that stopped moving: stale (a warning) or stuck (the sweep acts)."""
 
     title = "progress"
     parameter_name = "progress"
 
-    def lookups(self, request, model_admin):  # type: ignore[no-untyped-def]
-        return (("stuck", "Stuck (no progress for 3+ minutes)"),)
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        stale_minutes = int(selectors.STALE_AFTER.total_seconds() // 60)
+        stuck_minutes = int(selectors.stuck_after().total_seconds() // 60)
+        return [
+            ("stale", f"Stale (no progress for {stale_minutes}+ minutes)"),
+            ("stuck", f"Stuck ({stuck_minutes}+ minutes: recovery sweep acts)"),
+        ]
 
-    def queryset(self, request, queryset):  # type: ignore[no-untyped-def]
+    def queryset(
+        self, request: HttpRequest, queryset: QuerySet[Submission]
+    ) -> QuerySet[Submission]:
+        now = timezone.now()
+        if self.value() == "stale":
+            return queryset & selectors.stale_submissions(now)
         if self.value() == "stuck":
-            return queryset.filter(
-                state__in=sorted(AUTOMATED_STATES),
-                state_changed_at__lt=timezone.now() - STALE_AFTER,
-            )
+            return queryset & selectors.stuck_submissions(now)
         return queryset
 
 
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyAdmin):
     list_display = (
-        "id",
-        "skill_owner",
-        "skill_name",
+        "short_id",
+        "skill",
         "state",
         "outcome_code",
         "submitter",
         "created_at",
     )
-    list_filter = (StuckFilter, "state", "source_kind", "outcome_kind")
+    list_display_links = ("short_id",)
+    list_filter = (ProgressFilter, "state", "source_kind", "outcome_kind")
     search_fields = ("id", "skill_owner", "skill_name", "repo_url", "submitter__username")
+    search_help_text = "Submission id (or its first characters), skill, repository or author."
     list_select_related = ("submitter",)
     date_hierarchy = "created_at"
     inlines = (EventInline, ScanInline, AttemptInline)
     readonly_fields = (
         "id",
         "state",
-        "staleness_warning",
+        "progress",
         "recovery_attempts",
         "recovery_next_at",
         "skill_owner",
@@ -128,19 +195,36 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "dispatched_at",
     )
 
-    @admin.display(description="staleness")
-    def staleness_warning(self, submission: Submission) -> str:
-        warning = staleness(submission, timezone.now())
+    @admin.display(description="id", ordering="id")
+    def short_id(self, submission: Submission) -> str:
+        return format_html('<span title="{}">{}</span>', submission.pk, short_id(submission.pk))
+
+    @admin.display(description="skill", ordering="skill_owner")
+    def skill(self, submission: Submission) -> str:
+        return f"{submission.skill_owner}/{submission.skill_name}"
+
+    @admin.display(description="progress")
+    def progress(self, submission: Submission) -> str:
+        """Stale (the author sees a warning) or stuck (the recovery sweep acts), or nothing."""
+        now = timezone.now()
+        warning = selectors.staleness(submission, now)
         if warning is None:
-            return "—"
-        return f"{warning['message']} (since {warning['stale_since']:%Y-%m-%d %H:%M:%S} UTC)"
+            return self.empty_value_display
+        since = f"{submission.state_changed_at:%Y-%m-%d %H:%M:%S}"
+        if selectors.is_stuck(submission, now):
+            return (
+                f"Stuck since {since}: the recovery sweep re-dispatches it "
+                f"({submission.recovery_attempts} of {settings.SKILLGATE_RECOVERY_MAX_TRIES} "
+                "tries used)."
+            )
+        return f"Stale since {since}. The author sees: {warning['message']}."
 
 
 @admin.register(SubmissionStateEvent)
-class SubmissionStateEventAdmin(ReadOnlyAdmin):
+class SubmissionStateEventAdmin(SubmissionColumn, ReadOnlyAdmin):
     list_display = (
         "created_at",
-        "submission",
+        "submission_link",
         "from_state",
         "to_state",
         "trigger",
@@ -150,34 +234,49 @@ class SubmissionStateEventAdmin(ReadOnlyAdmin):
     list_filter = ("to_state", "actor_type", "trigger")
     search_fields = ("submission__id", "actor", "trigger")
     list_select_related = ("submission",)
+    readonly_fields = (
+        "created_at",
+        "submission",
+        "from_state",
+        "to_state",
+        "trigger",
+        "actor",
+        "actor_type",
+        "details",
+        "dwell_ms",
+    )
+
+    @admin.display(description="details")
+    def details(self, event: SubmissionStateEvent) -> str:
+        return event_details_html(event.metadata)
 
 
 @admin.register(ProcessingAttempt)
-class ProcessingAttemptAdmin(ReadOnlyAdmin):
+class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
     list_display = (
         "started_at",
-        "submission",
+        "submission_link",
+        "stage",
         "task_name",
         "attempt",
         "status",
         "error_class",
         "worker",
     )
-    list_filter = ("status", "error_class", "task_name")
+    list_filter = ("status", "stage", "error_class", "task_name")
     list_select_related = ("submission",)
 
 
 @admin.register(DeadLetter)
-class DeadLetterAdmin(ReadOnlyAdmin):
+class DeadLetterAdmin(SubmissionColumn, ReadOnlyAdmin):
     list_display = (
         "created_at",
         "reason",
         "task_name",
-        "submission",
+        "submission_link",
         "stage",
         "error_class",
-        "replay_count",
-        "replayed_at",
+        "replayed",
     )
     list_filter = (
         "reason",
@@ -204,11 +303,22 @@ class DeadLetterAdmin(ReadOnlyAdmin):
     )
     actions = ("replay_selected",)
 
+    @admin.display(description="replayed", ordering="replayed_at")
+    def replayed(self, letter: DeadLetter) -> str:
+        """How often, and when last: one column instead of two."""
+        if not letter.replay_count or letter.replayed_at is None:
+            return "—"
+        return format_html(
+            '{}× <span class="nowrap">{}</span>',
+            letter.replay_count,
+            f"{letter.replayed_at:%Y-%m-%d %H:%M:%S}",
+        )
+
     @admin.action(
         description="Replay: resume each submission from its current state",
         permissions=["replay"],
     )
-    def replay_selected(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def replay_selected(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
         for letter in queryset.select_related("submission"):
             try:
                 result = replay(letter, actor=request.user.get_username())
@@ -220,5 +330,19 @@ class DeadLetterAdmin(ReadOnlyAdmin):
             level = messages.SUCCESS if result.replayed else messages.WARNING
             self.message_user(request, f"#{letter.pk}: {result.message}", level)
 
-    def has_replay_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+    def has_replay_permission(self, request: HttpRequest) -> bool:
+        """Replaying needs the dead letter's change permission (operators hold it), although
+        the record itself is never edited."""
         return request.user.has_perm("pipeline.change_deadletter")
+
+
+def event_details_html(metadata: dict[str, Any]) -> str:
+    """An audit event's details, one per line, wrapping inside their cell."""
+    details = event_details(metadata)
+    if not details:
+        return "—"
+    return format_html_join(
+        "",
+        '<span class="event-detail"><span class="event-detail-key">{}</span> {}</span>',
+        details,
+    )

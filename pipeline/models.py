@@ -1,5 +1,5 @@
 """Pipeline records: submissions, their append-only audit trail, scan results, processing
-attempts (seed 001's in-flight records, as rows) and dead letters."""
+attempts (which step runs where, and how the last one failed) and dead letters."""
 
 from __future__ import annotations
 
@@ -35,7 +35,10 @@ class Submission(models.Model):
     bundle = models.ForeignKey(
         "registry.BundleSnapshot", on_delete=models.PROTECT, related_name="submissions"
     )
-    deadline_at = models.DateTimeField(help_text="End of the automated phase (seed 002 §4.4).")
+    deadline_at = models.DateTimeField(
+        help_text="The automated phase must end by then (30 minutes after submission by "
+        "default); past it the submission is rejected with SLA_TIMEOUT."
+    )
     outcome_kind = models.CharField(max_length=8, choices=OutcomeKind.choices, blank=True)
     outcome_code = models.CharField(max_length=32, blank=True)
     outcome_message = models.TextField(blank=True)
@@ -53,7 +56,9 @@ class Submission(models.Model):
         null=True, blank=True, help_text="When the broker confirmed the first step's message."
     )
     recovery_attempts = models.PositiveSmallIntegerField(
-        default=0, help_text="Stuck-recovery re-dispatches so far (seed 001: budget of 3)."
+        default=0,
+        help_text="Times the recovery sweep re-dispatched this submission while stuck; after "
+        "3 (by default) it gives up with STUCK_EXHAUSTED.",
     )
     recovery_next_at = models.DateTimeField(
         null=True, blank=True, help_text="No stuck recovery before this (backoff)."
@@ -95,10 +100,10 @@ class AppendOnlyQuerySet(models.QuerySet):
 
 
 class SubmissionStateEvent(models.Model):
-    """One state change (seed 000 §5.1). Never updated or deleted, in Python or in PostgreSQL."""
+    """One state change. Never updated or deleted, in Python or in PostgreSQL."""
 
     submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="events")
-    # Null for the first event, as in seed 000 §5.2 ("fromState": null).
+    # Null for the first event (∅ → RECEIVED): the submission had no state before it.
     from_state = models.CharField(  # noqa: DJ001
         max_length=20, choices=State.choices, null=True, blank=True
     )
@@ -170,7 +175,7 @@ class ScanResult(models.Model):
 
 
 class ProcessingAttempt(models.Model):
-    """One run of one pipeline step on one submission (seed 001's in-flight record)."""
+    """One run of one pipeline step on one submission: the in-flight record operators read."""
 
     class Status(models.TextChoices):
         RUNNING = "running"
@@ -236,8 +241,8 @@ class DeadLetter(models.Model):
 
 
 class TimeoutBucket(models.Model):
-    """Failures per classification per hour, pre-aggregated with an atomic upsert (seed 001
-    AD-004) so the metrics read 24 rows a class instead of scanning attempts."""
+    """Failures per classification per hour, pre-aggregated with an atomic upsert so the
+    metrics read 24 rows a class instead of scanning attempts."""
 
     hour = models.DateTimeField()
     classification = models.CharField(max_length=32)

@@ -1,5 +1,5 @@
-"""What operators see: stuck submissions, hourly throughput, stage latencies against seed 000
-§6.2's targets, queue depths read from the broker, failure rates and classified timeouts.
+"""What operators see: stale and stuck submissions, hourly throughput, stage latencies against
+the published targets, queue depths read from the broker, failure rates and classified timeouts.
 
 One module feeds the staff API, the admin and Prometheus, so the figures always agree.
 """
@@ -25,17 +25,18 @@ from pipeline.models import (
     SubmissionStateEvent,
     TimeoutBucket,
 )
-from pipeline.selectors import STALE_AFTER
+from pipeline.selectors import is_stuck, stale_submissions, stuck_submissions
 from pipeline.services.attempts import latest_attempt
-from pipeline.states import AUTOMATED_STATES, REVIEW_STATES, TERMINAL_STATES, State
+from pipeline.states import REVIEW_STATES, TERMINAL_STATES, State
 from reviews.selectors import overdue_review_count
 
 logger = logging.getLogger(__name__)
 
 WINDOW = timedelta(hours=24)
-STUCK_LIST_LIMIT = 100
+STALE_LIST_LIMIT = 100
 
-# Seed 000 §6.2: (target, p95 target) in milliseconds, and what each stage measures.
+# The published targets, (median, p95) in milliseconds: Tier 1 500 ms, Tier 2 15 s, publishing
+# 5 s after auto-approval and 30 s end to end, each with a p95 of twice the median.
 STAGE_TARGETS_MS: dict[str, tuple[float, float]] = {
     "tier1_scan": (500, 1_000),
     "tier2_scan": (15_000, 30_000),
@@ -55,35 +56,42 @@ _DECISIONS = {
 
 
 def queue_status(now: datetime) -> dict[str, Any]:
-    """Stuck entries (no progress for the staleness threshold) with their stage, age,
-    classification and recovery budget, plus the counts and queue depths."""
-    stuck_rows = _stuck(now).only(
-        "id",
-        "state",
-        "state_changed_at",
-        "recovery_attempts",
-        "recovery_next_at",
-        "skill_owner",
-        "skill_name",
-        "created_at",
+    """Stale submissions (no progress for 3 minutes), each saying whether it is stuck yet (the
+    recovery sweep acts), with stage, age, classification and recovery budget; plus the
+    counts and queue depths."""
+    stale_rows = (
+        stale_submissions(now)
+        .order_by("state_changed_at")
+        .only(
+            "id",
+            "state",
+            "state_changed_at",
+            "recovery_attempts",
+            "recovery_next_at",
+            "skill_owner",
+            "skill_name",
+            "created_at",
+        )
     )
     depths = queue_depths()
     return {
         "generated_at": now,
         **queue_counts(now),
-        "stuck": [_stuck_entry(submission, now) for submission in stuck_rows[:STUCK_LIST_LIMIT]],
+        "stale": [_stale_entry(submission, now) for submission in stale_rows[:STALE_LIST_LIMIT]],
         "queues": depths,
         "broker": broker_status(depths),
     }
 
 
 def queue_counts(now: datetime) -> dict[str, Any]:
-    """The cheap figures: submissions per state, stuck, in flight, dead letters pending."""
+    """The cheap figures: submissions per state, stale, stuck, in flight, dead letters
+    pending."""
     by_state = dict(
         Submission.objects.values_list("state").annotate(n=Count("id")).order_by("state")
     )
     return {
-        "stuck_count": _stuck(now).count(),
+        "stale_count": stale_submissions(now).count(),
+        "stuck_count": stuck_submissions(now).count(),
         "in_flight": ProcessingAttempt.objects.filter(
             status=ProcessingAttempt.Status.RUNNING
         ).count(),
@@ -92,20 +100,15 @@ def queue_counts(now: datetime) -> dict[str, Any]:
     }
 
 
-def _stuck(now: datetime) -> QuerySet[Submission]:
-    return Submission.objects.filter(
-        state__in=sorted(AUTOMATED_STATES), state_changed_at__lt=now - STALE_AFTER
-    ).order_by("state_changed_at")
-
-
-def _stuck_entry(submission: Submission, now: datetime) -> dict[str, Any]:
+def _stale_entry(submission: Submission, now: datetime) -> dict[str, Any]:
     attempt = latest_attempt(submission)
     return {
         "id": str(submission.pk),
         "skill": f"{submission.skill_owner}/{submission.skill_name}",
         "stage": submission.state,
-        "stuck_since": submission.state_changed_at,
+        "stale_since": submission.state_changed_at,
         "age_s": round((now - submission.state_changed_at).total_seconds(), 1),
+        "stuck": is_stuck(submission, now),
         "classification": _attempt_classification(attempt),
         "last_attempt": None
         if attempt is None
@@ -151,7 +154,8 @@ def broker_status(depths: dict[str, int | None]) -> str:
 
 
 def queue_metrics(now: datetime) -> dict[str, Any]:
-    """The last 24 hours, hourly, as seed 000 §6.1 lists them."""
+    """The last 24 hours, hourly: throughput, decision rates, stage latencies, queue depths,
+    job failure rate and classified timeouts."""
     since = now - WINDOW
     hours = [(now - timedelta(hours=offset)).replace(minute=0, second=0, microsecond=0)
              for offset in range(23, -1, -1)]  # fmt: skip
@@ -221,7 +225,7 @@ def _rates(row: dict[str, int]) -> dict[str, float | None]:
 
 def stage_durations(since: datetime) -> dict[str, dict[str, float | int | None]]:
     """p50/p95 per stage (from the dwell time each transition records) and end to end for
-    submissions that finished without human review, against seed 000 §6.2."""
+    submissions that finished without human review, against the published targets."""
     events = SubmissionStateEvent.objects.filter(created_at__gte=since, dwell_ms__isnull=False)
     result = {}
     for stage, state in _STAGE_SOURCE.items():
@@ -266,7 +270,7 @@ def _summary(stage: str, figures: tuple[float | None, float | None, int]) -> dic
 
 
 def job_failure_rate(since: datetime) -> float | None:
-    """Share of step messages that ended dead-lettered after all retries (seed 000 §6.1)."""
+    """Share of step messages that ended dead-lettered after all retries."""
     jobs = (
         ProcessingAttempt.objects.filter(started_at__gte=since).values("task_id").distinct().count()
     )

@@ -40,8 +40,14 @@ class PipelineCollector(Collector):
         yield transitions
 
         yield GaugeMetricFamily(
+            "skillgate_stale_submissions",
+            "Automated submissions without progress for 3+ minutes (authors see a warning).",
+            value=status["stale_count"],
+        )
+        yield GaugeMetricFamily(
             "skillgate_stuck_submissions",
-            "Automated submissions without progress for 3+ min.",
+            "Automated submissions without progress for SKILLGATE_STUCK_AFTER_S (5 minutes by "
+            "default): the recovery sweep re-dispatches them.",
             value=status["stuck_count"],
         )
         yield GaugeMetricFamily(
@@ -71,7 +77,7 @@ class PipelineCollector(Collector):
 
         timeouts = CounterMetricFamily(
             "skillgate_timeouts",
-            "Classified step failures (seed 001), all time.",
+            "Failed step attempts by classification (timeouts, provider errors, ...), all time.",
             labels=["classification"],
         )
         for row in TimeoutBucket.objects.values("classification").annotate(n=Sum("count")):
@@ -84,7 +90,10 @@ class PipelineCollector(Collector):
             labels=["stage", "quantile"],
         )
         targets = GaugeMetricFamily(
-            "skillgate_stage_target_ms", "Seed 000 §6.2 targets.", labels=["stage", "quantile"]
+            "skillgate_stage_target_ms",
+            "Published stage targets: Tier 1 500 ms, Tier 2 15 s, publishing 5 s, end to end "
+            "30 s (median; p95 twice that).",
+            labels=["stage", "quantile"],
         )
         for stage, figures in metrics["stage_durations"].items():
             for quantile, key in (("0.5", "p50_ms"), ("0.95", "p95_ms")):

@@ -94,7 +94,7 @@ def check_allowed(change: Change) -> None:
             raise IllegalTransition(f"{source} → {target} is not a valid transition")
         if change.actor.type != ActorType.SYSTEM or change.outcome.kind != OutcomeKind.ERROR:
             raise IllegalTransition(
-                f"{source} → REJECTED outside the seed table is reserved to the system "
+                f"{source} → REJECTED without a verdict is reserved to the system giving up, "
                 "with an error outcome"
             )
 

@@ -23,6 +23,9 @@ class VersionInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
 
 @admin.register(Skill)
 class SkillAdmin(admin.ModelAdmin):
@@ -40,6 +43,10 @@ class SkillAdmin(admin.ModelAdmin):
     inlines = (VersionInline,)
 
     def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        """A record, not a form: published skills change only by publishing."""
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]

@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.timesince import timesince
 
+from grading.labels import category_label, privilege_label
 from pipeline.transitions import TransitionError
 from reviews import selectors
 from reviews.detail import review_page
@@ -28,7 +29,7 @@ from reviews.models import Review
 from reviews.services import ACTIONS, Action, ReviewForbidden
 
 ACTION_LABELS: dict[Action, str] = {
-    Action.ASSIGN: "Escalate to Tier 3",
+    Action.ASSIGN: "Assign to a reviewer",
     Action.APPROVE: "Approve and publish",
     Action.REJECT: "Reject",
     Action.UNASSIGN: "Unassign",
@@ -114,7 +115,7 @@ class CategoryFilter(admin.SimpleListFilter):
     parameter_name = "category"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [(category, category) for category in selectors.finding_categories()]
+        return [(category, category_label(category)) for category in selectors.finding_categories()]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
         value = self.value()
@@ -128,7 +129,7 @@ class ReviewAdmin(admin.ModelAdmin):
         "state",
         "due",
         "priority",
-        "score",
+        "tier2_score",
         "flags",
         "assignee",
         "submitter",
@@ -186,7 +187,7 @@ class ReviewAdmin(admin.ModelAdmin):
         """The due day, flagged when overdue, and how long the review has been open."""
         waited = timesince(review.opened_at, review.decided_at or timezone.now())
         return format_html(
-            '{}{}<br><small title="time in queue">{} in queue</small>',
+            '{}<span class="nowrap">{}</span><br><small title="time in queue">{} in queue</small>',
             format_html('<strong class="review-overdue">{}</strong> ', "OVERDUE")
             if selectors.is_overdue(review)
             else "",
@@ -199,7 +200,7 @@ class ReviewAdmin(admin.ModelAdmin):
         privilege = (
             format_html(
                 '<span class="review-flag">high privilege: {}</span> ',
-                ", ".join(review.privileges) or "yes",
+                ", ".join(privilege_label(privilege) for privilege in review.privileges) or "yes",
             )
             if review.high_privilege
             else ""
@@ -207,9 +208,17 @@ class ReviewAdmin(admin.ModelAdmin):
         categories = format_html_join(
             " ",
             '<span class="review-flag">{} ×{} ({})</span>',
-            ((c.category, c.findings, c.worst_severity) for c in review.categories.all()),
+            (
+                (category_label(c.category), c.findings, c.worst_severity)
+                for c in review.categories.all()
+            ),
         )
         return format_html("{}{}", privilege, categories) or "score band"
+
+    @admin.display(description="score")
+    def tier2_score(self, review: Review) -> int | None:
+        """The Tier 2 score, under a header as narrow as its numbers."""
+        return review.score
 
     @admin.display(description="author")
     def submitter(self, review: Review) -> str:
@@ -310,7 +319,7 @@ def _success_message(action: Action, review: Review) -> str:
     submission = review.submission
     name = f"{submission.skill_owner}/{submission.skill_name}"
     if action == Action.ASSIGN:
-        return f"Escalated {name} to Tier 3 review, assigned to {review.assignee.get_username()}."
+        return f"Assigned {name} to {review.assignee.get_username()} for Tier 3 review."
     if action == Action.UNASSIGN:
         return f"Unassigned {name}: it is back in the queue."
     if action == Action.ESCALATE:

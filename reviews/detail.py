@@ -17,8 +17,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from grading.labels import category_label, criterion_label, privilege_label
 from grading.types import SEVERITY_ORDER
 from pipeline.models import ScanResult, SubmissionStateEvent
+from pipeline.presentation import event_details
 from pipeline.states import State
 from registry.bundles import SKILL_FILE, Bundle
 from reviews.models import Review, ReviewPeriod
@@ -86,6 +88,14 @@ class FindingRow:
 
 
 @dataclass(frozen=True)
+class AuditEntry:
+    """One audit event with its details as readable (label, text) pairs."""
+
+    event: SubmissionStateEvent
+    details: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
 class QueueTime:
     label: str
     duration: timedelta
@@ -102,13 +112,14 @@ class QueueTime:
 @dataclass
 class ReviewPage:
     review: Review
+    privileges: list[str]
     tier1: ScanResult | None
     tier2: ScanResult | None
     findings: list[FindingRow]
     concerns: list[FindingRow]
     criteria: list[tuple[str, Any]]
     files: list[FileView]
-    events: QuerySet[SubmissionStateEvent]
+    audit_trail: list[AuditEntry]
     periods: QuerySet[ReviewPeriod]
     time_in_queue: list[QueueTime]
     actions: list[Action] = field(default_factory=list)
@@ -131,13 +142,16 @@ def review_page(review: Review, user: AbstractBaseUser, now: datetime | None = N
     actions = allowed_actions(review, user)
     return ReviewPage(
         review=review,
+        privileges=[privilege_label(privilege) for privilege in review.privileges],
         tier1=tier1,
         tier2=tier2,
         findings=[_finding_row(f, anchors) for f in _by_severity(findings)],
         concerns=[_concern_row(c, anchors) for c in _by_severity(concerns)],
-        criteria=sorted((tier2.details.get("criteria") or {}).items()) if tier2 else [],
+        criteria=_criteria(tier2),
         files=files,
-        events=submission.events.all(),
+        audit_trail=[
+            AuditEntry(event, event_details(event.metadata)) for event in submission.events.all()
+        ],
         periods=periods,
         time_in_queue=time_in_queue(list(periods), now or timezone.now()),
         actions=actions,
@@ -165,7 +179,7 @@ def annotate_files(
             Mark(
                 "Tier 2",
                 concern.get("severity", ""),
-                concern.get("category", ""),
+                category_label(concern.get("category", "")),
                 concern.get("evidence", ""),
             )
         )
@@ -233,6 +247,12 @@ def time_in_queue(periods: list[ReviewPeriod], now: datetime) -> list[QueueTime]
     return [QueueTime(label, duration) for label, duration in totals.items()]
 
 
+def _criteria(tier2: ScanResult | None) -> list[tuple[str, Any]]:
+    """The judge's per-criterion scores, named in words, in the order of their names."""
+    scores = (tier2.details.get("criteria") or {}) if tier2 else {}
+    return [(criterion_label(name), score) for name, score in sorted(scores.items())]
+
+
 def _by_severity(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(
         items,
@@ -256,7 +276,7 @@ def _finding_row(finding: dict[str, Any], anchors: dict[str, str]) -> FindingRow
     return FindingRow(
         severity=finding.get("severity", ""),
         title=finding.get("rule_id", ""),
-        category=finding.get("category", ""),
+        category=category_label(finding.get("category", "")),
         location=f"{path}:{line}" if line else path,
         anchor=_line_anchor(anchors, path, line),
         message=finding.get("message", ""),
@@ -268,8 +288,8 @@ def _concern_row(concern: dict[str, Any], anchors: dict[str, str]) -> FindingRow
     path, line = concern.get("file", ""), concern.get("line")
     return FindingRow(
         severity=concern.get("severity", ""),
-        title=concern.get("category", ""),
-        category=concern.get("category", ""),
+        title=category_label(concern.get("category", "")),
+        category=category_label(concern.get("category", "")),
         location=(f"{path}:{line}" if line else path) or "whole skill",
         anchor=_line_anchor(anchors, path, line),
         message=concern.get("evidence", ""),

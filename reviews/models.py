@@ -89,7 +89,7 @@ class Review(models.Model):
     class Meta:
         ordering = ("due_at", "priority")
         verbose_name = "review"
-        verbose_name_plural = "review queue"
+        verbose_name_plural = "reviews"
         permissions = [
             ("act_on_review", "Can assign, unassign, approve, reject and escalate reviews"),
             ("decide_escalated_review", "Can act on reviews escalated to security"),

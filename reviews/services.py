@@ -6,15 +6,14 @@ actor = the reviewer) and update the review and its time-in-queue history. Two r
 at once are serialised by the lock: the second sees what the first did and is told so, and
 nothing is ever half-done. The Django admin and the API both call these functions.
 
-The actions and the state machine (seed 000 §2.3, seed 004, DESIGN.md):
+The actions and the state machine:
 
-- assign:   NEEDS_REVIEW → TIER3_REVIEW, seed 000's "Admin escalates"; seed 004 requires the
-            assignee, who must be a reviewer
+- assign:   NEEDS_REVIEW → TIER3_REVIEW, held by an assignee, who must be a reviewer
 - unassign: TIER3_REVIEW → NEEDS_REVIEW, back to the queue (DESIGN.md extension)
 - approve:  TIER3_REVIEW → PUBLISHED by the assignee, the version assigned as usual
 - reject:   NEEDS_REVIEW or TIER3_REVIEW → REJECTED, the reason becoming the author's verdict
-- escalate: TIER3_REVIEW → NEEDS_REVIEW marked escalated to the security group, with a reason
-            (seed 004); from then on only Security assigns, unassigns and decides
+- escalate: TIER3_REVIEW → NEEDS_REVIEW marked escalated to the security group, with a reason;
+            from then on only Security assigns, unassigns and decides
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from grading.labels import category_label
 from grading.types import SEVERITY_ORDER, Decision, Finding, Judgement, Tier1Report
 from pipeline.models import Submission
 from pipeline.outcomes import Outcome, OutcomeCode
@@ -42,7 +42,7 @@ from reviews.roles import ACT_PERMISSION, SECURITY_GROUP, SECURITY_PERMISSION
 
 logger = logging.getLogger(__name__)
 
-# Seed 000 §6.2: human review within 5 business days (p95 within 10).
+# The review target: a decision within 5 business days (p95 within 10).
 REVIEW_TARGET_BUSINESS_DAYS = 5
 REASON_MAX_LENGTH = 2000
 _LISTED_FINDINGS = 5
@@ -115,7 +115,7 @@ def review_reasons(decision: Decision, tier1: Tier1Report) -> list[str]:
     )
     reasons = list(decision.reasons)
     reasons += [
-        f"{f.severity} {f.category} at {f.file}:{f.line} ({f.rule_id})"
+        f"{category_label(f.category)} ({f.severity}) at {f.file}:{f.line} ({f.rule_id})"
         for f in findings[:_LISTED_FINDINGS]
     ]
     if len(findings) > _LISTED_FINDINGS:
@@ -292,7 +292,7 @@ def unassign(submission_id: object, user: AbstractBaseUser, reason: str = "") ->
 
 
 def escalate(submission_id: object, user: AbstractBaseUser, reason: str) -> Review:
-    """Hand an assigned review to the security group (seed 004: escalation needs a reason).
+    """Hand an assigned review to the security group (escalating needs a reason).
 
     The submission returns to NEEDS_REVIEW, unassigned and marked escalated, so a member of
     Security picks it up from the queue; nobody else can act on it any more.
@@ -341,6 +341,7 @@ def approve(submission_id: object, user: AbstractBaseUser, reason: str = "") -> 
             review.submission,
             SkillVersion.Channel.REVIEW,
             _actor(user),
+            "reviewer-approved",
             metadata={"reason": reason} if reason else None,
         )
         now = timezone.now()
@@ -469,7 +470,7 @@ def _next_period(
 
 
 def _reason(reason: str, *, required: bool) -> str:
-    """Seed 004: rejecting and escalating need a reason; a note elsewhere is optional."""
+    """Rejecting and escalating need a reason; a note elsewhere is optional."""
     reason = (reason or "").strip()
     if required and not reason:
         raise ValidationError({"reason": "a reason is required"}, code="required")
@@ -481,7 +482,7 @@ def _reason(reason: str, *, required: bool) -> str:
 
 
 def _valid_assignee(review: Review, username: str) -> AbstractBaseUser:
-    """Seed 004: a review under Tier 3 always has an assignee, and it must be able to review."""
+    """A review under Tier 3 always has an assignee, and it must be able to review."""
     if not (username or "").strip():
         raise ValidationError({"assignee": "an assignee is required"}, code="required")
     user = get_user_model().objects.filter(username=username.strip()).first()

@@ -13,5 +13,5 @@ from reviews.services import flag_overdue_reviews
 
 @shared_task(name="reviews.sweeps.flag_overdue")
 def flag_overdue() -> int:
-    """Flag reviews past their due date (seed 000 §6.2 review SLA); returns how many."""
+    """Flag reviews past their due date (5 business days); returns how many."""
     return flag_overdue_reviews()

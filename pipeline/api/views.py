@@ -72,7 +72,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             "Transitions",
             {"state": serializers.CharField(), "transitions": serializers.ListField()},
         ),
-        summary="States reachable from the current one (seed 004)",
+        summary="States reachable from the current one",
     )
     @action(detail=True, methods=["get"])
     def transitions(self, request: Request, pk: str | None = None) -> Response:

@@ -1,6 +1,8 @@
 """Publishing a submission: its version assigned and PUBLISHED, in one transaction.
 
-Used by the pipeline's publish step (automatic and vendor) and by reviewers' approvals.
+Used by the pipeline's publish step (automatic and vendor) and by reviewers' approvals. Each
+caller names its own audit trigger: who acts does not say why, and a later action by an
+operator must not inherit a reviewer's trigger.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from django.db import transaction
 
 from pipeline.models import Submission
 from pipeline.outcomes import Outcome, OutcomeCode
-from pipeline.states import ActorType, State
+from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
 from registry import services as registry
 from registry.models import SkillVersion
@@ -21,9 +23,11 @@ def publish(
     submission: Submission,
     channel: str,
     actor: Actor,
+    trigger: str,
     metadata: dict[str, Any] | None = None,
 ) -> SkillVersion:
-    """Assign the version and move to PUBLISHED; ``metadata`` joins the audit event's."""
+    """Assign the version and move to PUBLISHED, audited as ``trigger`` by ``actor``;
+    ``metadata`` joins the audit event's."""
     with transaction.atomic():
         publication = registry.publish_version(submission, channel)
         version = publication.version
@@ -32,7 +36,7 @@ def publish(
             Change(
                 State(submission.state),
                 State.PUBLISHED,
-                "reviewer-approved" if actor.type == ActorType.ADMIN else "publish-complete",
+                trigger,
                 actor,
                 metadata={
                     **(metadata or {}),

@@ -141,7 +141,7 @@ def run_publish(submission_id: str, context: StepContext) -> None:
     )
     with tracked_attempt(submission, context):
         try:
-            publish(submission, channel, Actor.system())
+            publish(submission, channel, Actor.system(), "publish-complete")
         except TransitionConflict as conflict:
             logger.info("publish of %s skipped: %s", submission.pk, conflict)
 

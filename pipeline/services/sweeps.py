@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from pipeline import selectors
 from pipeline.errors import ErrorClass
 from pipeline.models import ProcessingAttempt, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
@@ -40,16 +41,17 @@ class SweepReport:
 
 
 def recover_stuck(now: datetime | None = None, stuck_after: timedelta | None = None) -> SweepReport:
-    """Seed 001 recovery: re-dispatch submissions with no progress for ``stuck_after`` from
-    their current state, at most SKILLGATE_RECOVERY_MAX_TRIES times with exponential backoff
-    between tries, then give up with REJECTED / STUCK_EXHAUSTED."""
+    """Re-dispatch stuck submissions (no progress for ``stuck_after``, by default
+    SKILLGATE_STUCK_AFTER_S) from their current state, at most SKILLGATE_RECOVERY_MAX_TRIES
+    times with exponential backoff between tries, then give up with REJECTED / STUCK_EXHAUSTED."""
     now = now or timezone.now()
-    cutoff = now - (stuck_after or timedelta(seconds=settings.SKILLGATE_STUCK_AFTER_S))
+    stuck_after = stuck_after or selectors.stuck_after()
+    cutoff = now - stuck_after
     report = SweepReport()
     with transaction.atomic():
         stuck = list(
-            Submission.objects.select_for_update(skip_locked=True)
-            .filter(state__in=_AUTOMATED, state_changed_at__lt=cutoff)
+            selectors.stuck_submissions(now, stuck_after)
+            .select_for_update(skip_locked=True)
             .filter(Q(recovery_next_at__isnull=True) | Q(recovery_next_at__lte=now))
             .order_by("state_changed_at")[: settings.SKILLGATE_SWEEP_BATCH]
         )
@@ -77,7 +79,8 @@ def recover_stuck(now: datetime | None = None, stuck_after: timedelta | None = N
 
 
 def enforce_deadlines(now: datetime | None = None) -> SweepReport:
-    """Seed 002 §4.4: automated submissions past ``deadline_at`` end REJECTED / SLA_TIMEOUT.
+    """The automated phase must end by ``deadline_at`` (30 minutes by default): automated
+    submissions past it end REJECTED / SLA_TIMEOUT.
     Review states wait for people and are exempt."""
     now = now or timezone.now()
     report = SweepReport()

@@ -71,7 +71,7 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     @extend_schema(
         request=AssignSerializer,
         responses=ReviewSerializer,
-        summary="Escalate to Tier 3 with an assignee (NEEDS_REVIEW → TIER3_REVIEW)",
+        summary="Assign to a reviewer for Tier 3 review (NEEDS_REVIEW → TIER3_REVIEW)",
     )
     @action(detail=True, methods=["post"])
     def assign(self, request: Request, submission_id: str) -> Response:

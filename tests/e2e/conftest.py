@@ -23,6 +23,7 @@ from playwright.sync_api import APIRequestContext, Browser, Page, Playwright, sy
 from rest_framework.authtoken.models import Token
 
 from reviews.roles import REVIEWERS_GROUP
+from tests.support.skills import review_band_files
 from tests.support.stack import ARTIFACTS, WebServer, Worker, stack_environment
 
 CHROMIUM = "/usr/bin/chromium"
@@ -35,6 +36,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+LAPTOP = {"width": 1366, "height": 768}
+"""The smallest screen the admin is laid out for."""
+QUEUE = "/admin/reviews/review/"
+SETTLED = {"NEEDS_REVIEW", "PUBLISHED", "REJECTED", "TIER1_FAILED"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class People:
     reviewer: Person
     outsider: Person
     author_reviewer: Person
+    operator: Person
 
 
 ApiFor = Callable[["Person | None"], APIRequestContext]
@@ -70,15 +76,16 @@ def screenshots(run_id: str) -> Path:
 
 @pytest.fixture(scope="session")
 def people(live_db, run_id: str) -> People:
-    """An author, a reviewer, a staff user in no review group, and a reviewer who also
-    writes skills; names are unique per run because the database is never flushed."""
+    """An author, a reviewer, a staff user in no review group, a reviewer who also writes
+    skills, and an operator (a superuser); names are unique per run because the database is
+    never flushed."""
     suffix = run_id.rsplit("-", 1)[-1]
     reviewers = Group.objects.get(name=REVIEWERS_GROUP)
 
-    def person(role: str, *, staff: bool, reviewer: bool) -> Person:
+    def person(role: str, *, staff: bool, reviewer: bool, superuser: bool = False) -> Person:
         password = secrets.token_urlsafe(12)
         user = get_user_model().objects.create_user(
-            f"{role}-{suffix}", password=password, is_staff=staff
+            f"{role}-{suffix}", password=password, is_staff=staff, is_superuser=superuser
         )
         if reviewer:
             user.groups.add(reviewers)
@@ -89,6 +96,7 @@ def people(live_db, run_id: str) -> People:
         reviewer=person("rita", staff=True, reviewer=True),
         outsider=person("olga", staff=True, reviewer=False),
         author_reviewer=person("ada", staff=True, reviewer=True),
+        operator=person("otto", staff=True, reviewer=False, superuser=True),
     )
 
 
@@ -131,6 +139,15 @@ def page(browser: Browser, web: WebServer) -> Iterator[Page]:
 
 
 @pytest.fixture
+def laptop_page(browser: Browser, web: WebServer) -> Iterator[Page]:
+    """A page in a 1366×768 window."""
+    context = browser.new_context(base_url=web.url, viewport=LAPTOP)
+    context.set_default_timeout(15_000)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
 def api(playwright: Playwright, web: WebServer) -> Iterator[ApiFor]:
     """HTTP clients of the running server: ``api(person)`` authenticates with the person's
     token, ``api(None)`` is anonymous, as the public registry's readers are."""
@@ -145,3 +162,33 @@ def api(playwright: Playwright, web: WebServer) -> Iterator[ApiFor]:
     yield client
     for context in contexts:
         context.dispose()
+
+
+def submit_and_settle(client: APIRequestContext, files: dict[str, str]) -> dict:
+    """Submit over HTTP and wait until the worker has taken it as far as it goes alone."""
+    created = client.post("/api/v1/submissions", data={"files": files})
+    assert created.status == 201, created.text()
+    url = created.json()["url"]
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        body = client.get(url).json()
+        if body["state"] in SETTLED:
+            return body
+        time.sleep(0.3)
+    raise TimeoutError(f"{url} did not settle: {body['state']}")
+
+
+def submit_for_review(client: APIRequestContext, name: str) -> dict:
+    """Submit a skill of the review band and wait until it waits for review."""
+    body = submit_and_settle(client, review_band_files(name))
+    trail = [e["to_state"] for e in client.get(f"{body['url']}/events").json()]
+    assert body["state"] == "NEEDS_REVIEW", f"expected review, got {trail}: {body['outcome']}"
+    assert trail == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "NEEDS_REVIEW"]
+    return body
+
+
+def log_in(page: Page, person: Person, then: str = QUEUE) -> None:
+    page.goto(f"/admin/login/?next={then}")
+    page.get_by_label("Username").fill(person.username)
+    page.get_by_label("Password").fill(person.password)
+    page.get_by_role("button", name="Log in").click()

@@ -1,50 +1,22 @@
 """Tier 3 review, as a reviewer does it: a skill goes through the real pipeline to
 NEEDS_REVIEW, a reviewer finds it in the admin queue, reads its findings at their lines,
-escalates it to Tier 3 with an assignee and approves it, and the skill is in the registry.
+assigns it to a reviewer (themself) and approves it, and the skill is in the registry.
 People outside the review groups, and authors looking at their own skills, cannot act."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import APIRequestContext, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ApiFor, People, Person
-from tests.support.skills import review_band_files
+from grading.labels import category_label
+from tests.e2e.conftest import QUEUE, ApiFor, People, log_in, submit_for_review
 
 pytestmark = pytest.mark.e2e
 
-QUEUE = "/admin/reviews/review/"
-SETTLED = {"NEEDS_REVIEW", "PUBLISHED", "REJECTED", "TIER1_FAILED"}
 
-
-def submit_for_review(client: APIRequestContext, name: str) -> dict:
-    """Submit over HTTP and wait until the worker has taken it through both tiers."""
-    created = client.post("/api/v1/submissions", data={"files": review_band_files(name)})
-    assert created.status == 201, created.text()
-    url = created.json()["url"]
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        body = client.get(url).json()
-        if body["state"] in SETTLED:
-            break
-        time.sleep(0.3)
-    trail = [e["to_state"] for e in client.get(f"{url}/events").json()]
-    assert body["state"] == "NEEDS_REVIEW", f"expected review, got {trail}: {body['outcome']}"
-    assert trail == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING", "NEEDS_REVIEW"]
-    return body
-
-
-def log_in(page: Page, person: Person, then: str = QUEUE) -> None:
-    page.goto(f"/admin/login/?next={then}")
-    page.get_by_label("Username").fill(person.username)
-    page.get_by_label("Password").fill(person.password)
-    page.get_by_role("button", name="Log in").click()
-
-
-def test_a_reviewer_finds_escalates_and_approves_a_review_band_files(
+def test_a_reviewer_finds_assigns_and_approves_a_review_band_skill(
     page: Page, api: ApiFor, people: People, screenshots: Path
 ):
     author = api(people.author)
@@ -53,14 +25,14 @@ def test_a_reviewer_finds_escalates_and_approves_a_review_band_files(
 
     log_in(page, people.reviewer)
 
-    # The queue: the flagged skill is listed with its score and the categories of its findings.
+    # The queue: the flagged skill is listed with its score and its findings' categories, in words.
     tier1, score = submission["scans"]["tier1"], submission["scans"]["tier2"]["score"]
     row = page.locator("#result_list tbody tr", has_text=f"{owner}/{name}")
     expect(row).to_have_count(1)
     expect(row).to_contain_text("NEEDS_REVIEW")
-    expect(row.locator("td.field-score")).to_have_text(str(score))
+    expect(row.locator("td.field-tier2_score")).to_have_text(str(score))
     for finding in tier1["findings"]:
-        expect(row.locator("td.field-flags")).to_contain_text(finding["category"])
+        expect(row.locator("td.field-flags")).to_contain_text(category_label(finding["category"]))
     page.screenshot(path=str(screenshots / "01-review-queue.png"), full_page=True)
 
     # Click 1: open the review.
@@ -84,14 +56,16 @@ def test_a_reviewer_finds_escalates_and_approves_a_review_band_files(
         expect(line.locator("td.ln")).to_have_text(str(finding["line"]))
         mark = page.locator(f"tr{anchor} + tr.mark")
         expect(mark).to_contain_text(finding["rule_id"])
-    expect(page.locator("form.review-action button")).to_have_text(["Escalate to Tier 3", "Reject"])
+    expect(page.locator("form.review-action button")).to_have_text(
+        ["Assign to a reviewer", "Reject"]
+    )
     page.screenshot(path=str(screenshots / "02-review-page.png"), full_page=True)
 
-    # Click 2: escalate to Tier 3, the assignee preselected as the reviewer themself.
+    # Click 2: assign to a reviewer, the assignee preselected as the reviewer themself.
     expect(page.get_by_label("Assignee")).to_have_value(people.reviewer.username)
-    page.get_by_role("button", name="Escalate to Tier 3").click()
+    page.get_by_role("button", name="Assign to a reviewer").click()
     expect(page.locator(".messagelist")).to_contain_text(
-        f"Escalated {owner}/{name} to Tier 3 review, assigned to {people.reviewer.username}."
+        f"Assigned {owner}/{name} to {people.reviewer.username} for Tier 3 review."
     )
     expect(page.locator("#review-state")).to_have_text("TIER3_REVIEW")
     page.screenshot(path=str(screenshots / "03-in-tier3-review.png"), full_page=True)
@@ -121,7 +95,7 @@ def test_staff_outside_the_review_groups_cannot_act(
     review_page = f"{QUEUE}{submission['id']}/change/"
 
     log_in(page, people.outsider, then="/admin/")
-    expect(page.get_by_role("link", name="Review queue")).to_have_count(0)
+    expect(page.get_by_role("link", name="Reviews", exact=True)).to_have_count(0)
     for path in (QUEUE, review_page):
         response = page.goto(path)
         assert response is not None and response.status == 403

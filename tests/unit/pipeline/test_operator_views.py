@@ -1,5 +1,5 @@
-"""What operators and authors see of a stuck or failed submission: the staleness warning,
-queue status, 24-hour metrics, Prometheus, dead letters and their replay."""
+"""What operators and authors see of a stale, stuck or failed submission: the staleness
+warning, queue status, 24-hour metrics, Prometheus, dead letters and their replay."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def test_the_author_sees_a_staleness_warning_after_three_minutes(make_user, clie
     staleness = api.get(url).json()["staleness"]
     assert staleness["stale"] is True
     assert staleness["stale_stage"] == "TIER1_SCANNING"
-    assert staleness["message"] == "Your submission appears stuck during Tier 1 scanning"
+    assert staleness["message"] == (
+        "Your submission has been in Tier 1 scanning for over 3 minutes without progress"
+    )
     assert staleness["stale_since"]
 
 
@@ -60,14 +62,18 @@ def test_operator_endpoints_are_staff_only(make_user, client_for):
         assert author.get(url).status_code == 403
 
 
-def test_queue_status_lists_stuck_submissions_with_classification_and_budget(make_user, staff):
+def test_queue_status_lists_stale_submissions_and_which_are_stuck_with_budget(make_user, staff):
     submission = submission_in(State.TIER2_SCANNING, make_user())
     stall(submission, 7)
     Submission.objects.filter(pk=submission.pk).update(recovery_attempts=2)
+    stale_only = submission_in(State.TIER1_SCANNING, make_user("bob"))
+    stall(stale_only, 4)
     body = staff.get("/api/v1/admin/queue/status").json()
-    assert body["stuck_count"] == 1
-    entry = body["stuck"][0]
+    assert (body["stale_count"], body["stuck_count"]) == (2, 1)
+    entry, younger = body["stale"]
+    assert (younger["id"], younger["stuck"]) == (str(stale_only.pk), False)
     assert entry["id"] == str(submission.pk)
+    assert entry["stuck"] is True
     assert entry["stage"] == "TIER2_SCANNING"
     assert 400 < entry["age_s"] < 440
     assert entry["classification"] == "not_started"
@@ -119,10 +125,13 @@ def test_an_unreachable_broker_is_reported_as_such(staff, settings):
 
 def test_prometheus_exposes_the_same_figures(make_user, settings):
     submission_in(State.NEEDS_REVIEW, make_user())
+    stall(submission_in(State.TIER1_SCANNING, make_user("bob")), 4)
     record_timeout("provider_error", 5.0)
     text = Client().get("/metrics").content.decode()
     assert 'skillgate_submissions{state="NEEDS_REVIEW"} 1.0' in text
     assert 'skillgate_reviews{status="open"} 1.0' in text
+    assert "skillgate_stale_submissions 1.0" in text
+    assert "skillgate_stuck_submissions 0.0" in text
     assert 'skillgate_timeouts_total{classification="provider_error"} 1.0' in text
     assert 'skillgate_stage_target_ms{quantile="0.95",stage="end_to_end"} 60000.0' in text
     assert "skillgate_queue_depth" in text
@@ -162,31 +171,3 @@ def test_replay_command_replays_pending_dead_letters(make_user, capsys):
     out = capsys.readouterr().out
     assert f"#{letter.pk}: submission {live.pk} re-sent from TIER2_SCANNING" in out
     assert "replayed 1 of 1" in out
-
-
-def test_the_admin_lists_stuck_submissions_and_shows_their_staleness(make_user, client):
-    author = make_user()
-    stuck = submission_in(State.TIER2_SCANNING, author, name="stuck-one")
-    submission_in(State.TIER2_SCANNING, author, name="moving-one")
-    stall(stuck, 5)
-    client.force_login(make_user("root", staff=True, is_superuser=True))
-    listing = client.get("/admin/pipeline/submission/?progress=stuck").content.decode()
-    assert "stuck-one" in listing and "moving-one" not in listing
-    detail = client.get(f"/admin/pipeline/submission/{stuck.pk}/change/").content.decode()
-    assert "Your submission appears stuck during Tier 2 judging" in detail
-
-
-def test_the_admin_replays_dead_letters(make_user, client):
-    live = submission_in(State.TIER1_SCANNING, make_user())
-    letter = DeadLetter.objects.create(
-        submission=live, task_name="pipeline.scan", reason="retries_exhausted"
-    )
-    client.force_login(make_user("root", staff=True, is_superuser=True))
-    response = client.post(
-        "/admin/pipeline/deadletter/",
-        {"action": "replay_selected", "_selected_action": [letter.pk]},
-        follow=True,
-    )
-    assert "re-sent from TIER1_SCANNING" in response.content.decode()
-    letter.refresh_from_db()
-    assert letter.replay_count == 1 and letter.replayed_by == "root"

@@ -35,7 +35,9 @@ def test_next_version(latest, declared, expected):
 
 def publish(user, **skill):
     submission = submission_in(State.AUTO_APPROVED, user, files=benign_files(**skill))
-    return publish_submission(submission, SkillVersion.Channel.AUTOMATIC, Actor.system())
+    return publish_submission(
+        submission, SkillVersion.Channel.AUTOMATIC, Actor.system(), "publish-complete"
+    )
 
 
 def test_versions_follow_the_rules_across_publications(make_user):

@@ -63,7 +63,7 @@ def test_the_queue_lists_open_reviews_overdue_first_with_why_they_are_there(
     assert queue_names(response) == ["arthur/late", "arthur/later"]
     assert "OVERDUE" in response.text
     assert "high privilege: Bash" in response.text
-    assert "destructive-commands ×1 (high)" in response.text
+    assert "Destructive commands ×1 (high)" in response.text
     assert queue_names(signed_in(reviewer).get(QUEUE, {"state": "REJECTED"})) == ["arthur/decided"]
 
 
@@ -93,7 +93,23 @@ def test_the_queue_filters_and_search(signed_in, reviewer, security, author, mak
     with_counts = client.get(QUEUE, {"_facets": "True"}).text
     assert "Open (waiting or in review) (3)" in with_counts
     assert "Escalated to security (1)" in with_counts
-    assert "destructive-commands (1)" in with_counts
+    assert "Destructive commands (1)" in with_counts
+
+
+def test_the_queue_counts_reviews_and_names_categories_and_privileges_in_words(
+    signed_in, reviewer, author
+):
+    awaiting_review(author, name="one", findings=(rm_finding(),), privileges=("host_persistence",))
+    awaiting_review(author, name="two")
+
+    response = signed_in(reviewer).get(QUEUE)
+
+    assert "<title>Review queue | Skillgate administration</title>" in response.text
+    assert re.search(r'<p class="paginator">\s*2 reviews\s*</p>', response.text)
+    assert "review queue" not in response.text.split('class="paginator"')[1].split("</p>")[0]
+    assert "high privilege: Host persistence" in response.text
+    assert "Destructive commands ×1 (high)" in response.text
+    assert ">Reviews</a>" in signed_in(reviewer).get(reverse("admin:index")).text
 
 
 def test_the_queue_reads_a_constant_number_of_queries_whatever_its_length(
@@ -141,11 +157,46 @@ def test_the_review_page_shows_findings_at_their_lines_and_the_judges_view(
     assert '<a href="#file-1-L3">scripts/largest.sh:3</a>' in html
     # Tier 2: score, criteria and concerns.
     assert "score 85" in html
-    assert "<td>safety</td><td>85</td>" in html
-    assert "Tier 2 · medium · destructive-commands</strong> rm -rf" in html
+    assert "<td>Safety</td><td>85</td>" in html
+    assert "Tier 2 · medium · Destructive commands</strong> rm -rf" in html
+    assert "<td>Destructive commands</td>" in html and "destructive-commands" not in html
     # The audit trail, read-only.
     assert "tier2-concerns" in html and "worker (worker)" in html
     assert "score 85 but high-privilege: Bash" in html
+
+
+def buttons_on(html: str) -> list[str]:
+    return re.findall(r'<button type="submit" class="button[^"]*">([^<]+)</button>', html)
+
+
+def test_the_action_that_assigns_is_not_named_like_the_one_that_escalates(
+    signed_in, reviewer, waiting
+):
+    client = signed_in(reviewer)
+    assert buttons_on(client.get(page_url(waiting)).text) == ["Assign to a reviewer", "Reject"]
+
+    client.post(act_url(waiting, "assign"), {"assign-assignee": "rita"})
+
+    html = client.get(page_url(waiting)).text
+    assert buttons_on(html) == ["Approve and publish", "Reject", "Escalate to security", "Unassign"]
+    assert "Tier 3" not in " ".join(buttons_on(html))
+
+
+def test_the_audit_trail_on_the_page_reads_as_text_not_a_dict(signed_in, reviewer, waiting):
+    client = signed_in(reviewer)
+    client.post(act_url(waiting, "assign"), {"assign-assignee": "rita"})
+    client.post(act_url(waiting, "approve"), {"approve-reason": "looks fine"})
+
+    html = client.get(page_url(waiting)).text
+
+    trail = html.split('id="audit-trail"')[1].split("</section>")[0]
+    assert "{" not in trail and "[" not in trail
+    assert (
+        '<span class="event-detail-key">outcome</span> PUBLISHED (verdict): '
+        "Published as arthur/disk-tidy@1.0.0</span>"
+    ) in trail
+    assert '<span class="event-detail-key">reason</span> looks fine</span>' in trail
+    assert "reviewer-approved" in trail
 
 
 def test_the_page_offers_only_the_actions_allowed_now(signed_in, reviewer, waiting):
@@ -176,11 +227,11 @@ def forms_on(html: str) -> list[str]:
     )
 
 
-def test_escalate_with_an_assignee_then_approve_from_the_page(signed_in, reviewer, waiting):
+def test_assign_to_a_reviewer_then_approve_from_the_page(signed_in, reviewer, waiting):
     client = signed_in(reviewer)
 
     assigned = client.post(act_url(waiting, "assign"), {"assign-assignee": "rita"}, follow=True)
-    assert "Escalated arthur/disk-tidy to Tier 3 review, assigned to rita." in assigned.text
+    assert "Assigned arthur/disk-tidy to rita for Tier 3 review." in assigned.text
     approved = client.post(act_url(waiting, "approve"), {"approve-reason": ""}, follow=True)
 
     assert approved.redirect_chain[-1][0] == page_url(waiting)

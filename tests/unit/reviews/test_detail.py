@@ -46,7 +46,7 @@ def test_marks_sit_under_their_line_or_on_the_file_when_the_line_is_not_there():
     (view,) = annotate_files(bundle, findings, [concern])
     assert [(line.number, [m.title for m in line.marks]) for line in view.lines] == [
         (1, []),
-        (2, ["r.one", "exfiltration"]),
+        (2, ["r.one", "Exfiltration"]),
         (3, []),
     ]
     assert [m.source for m in view.lines[1].marks] == ["Tier 1", "Tier 2"]

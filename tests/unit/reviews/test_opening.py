@@ -22,8 +22,8 @@ def test_the_review_records_the_score_band_the_privilege_and_the_worst_findings(
 
     assert review.reasons == [
         "score 85 but high-privilege: Bash",
-        "high destructive-commands at scripts/largest.sh:3 (destructive.rm-rf)",
-        "low destructive-commands at scripts/largest.sh:2 (destructive.rm-rf)",
+        "Destructive commands (high) at scripts/largest.sh:3 (destructive.rm-rf)",
+        "Destructive commands (low) at scripts/largest.sh:2 (destructive.rm-rf)",
     ]
     assert (review.score, review.high_privilege, review.privileges) == (85, True, ["Bash"])
     assert [(c.category, c.findings, c.worst_severity) for c in review.categories.all()] == [
