@@ -126,6 +126,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
@@ -166,6 +171,8 @@ SKILLGATE_MAX_CONTENT_BYTES = env_int("SKILLGATE_MAX_CONTENT_BYTES", 50 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SKILLGATE_MAX_CONTENT_BYTES * 8 + 64 * 1024
 SKILLGATE_MAX_FILES = env_int("SKILLGATE_MAX_FILES", 200)
 SKILLGATE_MAX_PATH_LENGTH = env_int("SKILLGATE_MAX_PATH_LENGTH", 255)
+# Request bodies nested deeper than this are a 400 before they are parsed (no RecursionError).
+SKILLGATE_MAX_JSON_DEPTH = env_int("SKILLGATE_MAX_JSON_DEPTH", 32)
 # Seed 002 §4.4: the automated phase must end before this deadline.
 SKILLGATE_PIPELINE_DEADLINE_S = env_int("SKILLGATE_PIPELINE_DEADLINE_S", 30 * 60)
 
