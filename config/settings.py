@@ -7,6 +7,7 @@ selects PostgreSQL and RabbitMQ with ``DATABASE_URL`` and ``CELERY_BROKER_URL``.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -35,6 +36,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "axes",
     "pipeline",
     "registry",
     "grading",
@@ -50,6 +52,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -89,6 +93,27 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+
+AUTHENTICATION_BACKENDS = [
+    # First: refuses logins of a locked-out account or address before checking the password.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Password guessing on the admin login: after this many failures an account, and separately an
+# address, is locked out for the cool-off; operators see and clear lockouts in the admin.
+AXES_FAILURE_LIMIT = env_int("SKILLGATE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SKILLGATE_LOGIN_LOCKOUT_MINUTES", 30))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+
+# Shared by every process without a new server: the API throttle counts here (a per-process
+# cache let each gunicorn worker grant the full rate). The table is created by a migration.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "skillgate_cache",
+    }
+}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -131,7 +156,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
@@ -171,6 +196,8 @@ SKILLGATE_MAX_CONTENT_BYTES = env_int("SKILLGATE_MAX_CONTENT_BYTES", 50 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SKILLGATE_MAX_CONTENT_BYTES * 8 + 64 * 1024
 SKILLGATE_MAX_FILES = env_int("SKILLGATE_MAX_FILES", 200)
 SKILLGATE_MAX_PATH_LENGTH = env_int("SKILLGATE_MAX_PATH_LENGTH", 255)
+# The most rows one page of any list may hold, whatever ``?limit=`` asks for.
+SKILLGATE_MAX_PAGE_SIZE = env_int("SKILLGATE_MAX_PAGE_SIZE", 200)
 # Request bodies nested deeper than this are a 400 before they are parsed (no RecursionError).
 SKILLGATE_MAX_JSON_DEPTH = env_int("SKILLGATE_MAX_JSON_DEPTH", 32)
 # Seed 002 §4.4: the automated phase must end before this deadline.
