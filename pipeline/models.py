@@ -83,6 +83,9 @@ class Submission(models.Model):
 
     class Meta:
         ordering = ("-created_at",)
+        permissions = [
+            ("view_operations", "Can read queue status, pipeline metrics and dead letters"),
+        ]
         indexes = [
             models.Index(fields=["submitter", "-created_at"], name="submission_by_submitter"),
             models.Index(

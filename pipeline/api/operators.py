@@ -1,17 +1,18 @@
-"""Staff-only operator endpoints: queue status, 24-hour metrics, dead letters."""
+"""Operator endpoints: queue status, 24-hour metrics, dead letters (Operators group only)."""
 
 from __future__ import annotations
 
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, serializers, viewsets
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pipeline import monitoring
+from pipeline.api.permissions import CanHandleDeadLetters, CanViewOperations
 from pipeline.models import DeadLetter
 from pipeline.services.dead_letters import replay
 
@@ -19,7 +20,7 @@ from pipeline.services.dead_letters import replay
 class QueueStatusView(APIView):
     """Stuck submissions (stage, age, classification, recovery budget) and queue depths."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [CanViewOperations]
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
@@ -30,7 +31,7 @@ class QueueMetricsView(APIView):
     """The last 24 hours, hourly: throughput, decision rates, stage latencies against seed 000
     §6.2, queue depths, job failure rate and classified timeouts."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [CanViewOperations]
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
@@ -48,7 +49,7 @@ class DeadLetterSerializer(serializers.ModelSerializer):
 class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Messages the pipeline gave up on; ``POST …/{id}/replay`` resumes the submission."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [CanHandleDeadLetters]
     serializer_class = DeadLetterSerializer
     queryset = DeadLetter.objects.select_related("submission").order_by("-created_at")
 
