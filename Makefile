@@ -28,8 +28,12 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; }
 	@touch $@
 
+# A plain-HTTP local run, on a secret key generated once (settings read var/secrets/).
+run: export DJANGO_HTTPS ?= false
 run: install
-	@mkdir -p var
+	@mkdir -p var/secrets
+	@test -s var/secrets/django-secret-key || (umask 077 && $(BIN)/python -c \
+		'import secrets; print(secrets.token_urlsafe(50))' > var/secrets/django-secret-key)
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py bootstrap_demo
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start --procfile Procfile --env var/flower.env --port $(PORT)

@@ -12,16 +12,40 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_str, secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SKILLGATE_VAR_DIR", str(BASE_DIR / "var")))
 
 # --- Django core -------------------------------------------------------------------------
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "skillgate-insecure-development-key-change-me")
+# Explicit development/test mode (the test suite sets it): the built-in secret key is allowed
+# and HTTPS is off by default. Nothing else may run on the built-in key.
+DEV_MODE = env_bool("SKILLGATE_DEV_MODE", False)
+# DJANGO_SECRET_KEY, else the file DJANGO_SECRET_KEY_FILE (``make run`` generates
+# var/secrets/django-secret-key), else — in dev mode only — the built-in development key.
+SECRET_KEY = secret_key(
+    env_str("DJANGO_SECRET_KEY", ""),
+    Path(env_str("DJANGO_SECRET_KEY_FILE", str(VAR_DIR / "secrets" / "django-secret-key"))),
+    dev_mode=DEV_MODE,
+)
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+# HTTPS is on unless turned off for a plain-HTTP local run (``make run`` does,
+# DJANGO_HTTPS=false): redirect to https, secure cookies, HSTS. Behind a TLS-terminating proxy
+# set DJANGO_TLS_PROXY_HEADER=true so the forwarded scheme is trusted. Health probes and
+# Prometheus scrapes inside the network stay on plain HTTP.
+HTTPS = env_bool("DJANGO_HTTPS", not DEV_MODE)
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 365 * 24 * 3600) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+if env_bool("DJANGO_TLS_PROXY_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
