@@ -7,7 +7,7 @@ intake step, in a worker, so a slow or hanging git host never holds a web proces
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -103,7 +103,8 @@ def _inline_fields(submitter: AbstractBaseUser, request: SubmissionRequest) -> d
     }
 
 
-def _check_publisher(check, field: str) -> None:  # type: ignore[no-untyped-def]
+def _check_publisher(check: Callable[[], None], field: str) -> None:
+    """Run a registry publisher check, its refusal as a 400 on ``field``."""
     try:
         check()
     except registry.NameTaken as exc:

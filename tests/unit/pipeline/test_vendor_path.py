@@ -296,3 +296,18 @@ def test_operators_link_publishers_in_the_admin_and_the_link_is_audited(client, 
         ("unlinked", "dana", "root"),
         ("linked", "dana", "root"),
     ]
+
+
+def test_the_admin_shows_the_source_identity_read_only(
+    client, client_for, make_user, publisher, vendor_repo
+):
+    submitted = submit(
+        client_for(publisher), {"repo_url": file_url(vendor_repo), "skill_path": "pdf"}
+    )
+    run_pipeline(submitted.json()["id"])
+    client.force_login(make_user("root", staff=True, is_superuser=True))
+    page = client.get(f"/admin/pipeline/submission/{submitted.json()['id']}/change/")
+    assert page.status_code == 200
+    for field in ("repo_host", "resolved_ref", "vendor_org"):
+        assert f'name="{field}"' not in page.content.decode()
+    assert b"refs/heads/main" in page.content
