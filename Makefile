@@ -26,7 +26,7 @@ START_PROCESSES = $(BIN)/python manage.py migrate --noinput -v 0 && \
 	SKILLGATE_RUN_STARTED=$(RUN_STARTED) SKILLGATE_WEB_PORT=$(PORT) PYTHONUNBUFFERED=1 PATH="$(CURDIR)/$(BIN):$$PATH" \
 	$(BIN)/honcho start --procfile Procfile --env var/flower.env --port $(PORT)
 
-.PHONY: install run run-lite test lint format bench clean
+.PHONY: install run run-lite secret-key test lint format bench clean
 
 install: $(VENV)/.installed
 
@@ -42,19 +42,25 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; }
 	@touch $@
 
-run: install
+run: install secret-key
 	scripts/services.sh start
-	@mkdir -p var
 	@printf '%s\n' '# written by `make run`: PostgreSQL + RabbitMQ, task events on for Flower' \
 		'DATABASE_URL=$(RUN_DATABASE_URL)' 'CELERY_BROKER_URL=$(RUN_BROKER_URL)' \
-		'SKILLGATE_TASK_EVENTS=true' 'SKILLGATE_BASE_URL=http://127.0.0.1:$(PORT)' > var/local.env
+		'SKILLGATE_TASK_EVENTS=true' $(LOCAL_RUN_SETTINGS) > var/local.env
 	@$(START_PROCESSES)
 
-run-lite: install
-	@mkdir -p var
+run-lite: install secret-key
 	@printf '%s\n' '# written by `make run-lite`: the embedded default (SQLite + SQLAlchemy broker)' \
-		'SKILLGATE_BASE_URL=http://127.0.0.1:$(PORT)' > var/local.env
+		$(LOCAL_RUN_SETTINGS) > var/local.env
 	@$(START_PROCESSES) web worker beat demo
+
+# A local run serves plain HTTP on a secret key generated once (settings read var/secrets/).
+LOCAL_RUN_SETTINGS = 'DJANGO_HTTPS=false' 'SKILLGATE_BASE_URL=http://127.0.0.1:$(PORT)'
+
+secret-key:
+	@mkdir -p var/secrets
+	@test -s var/secrets/django-secret-key || (umask 077 && $(BIN)/python -c \
+		'import secrets; print(secrets.token_urlsafe(50))' > var/secrets/django-secret-key)
 
 test: install
 	scripts/services.sh test

@@ -27,6 +27,7 @@ def prepare_database(url: str) -> None:
     os.environ["DATABASE_URL"] = url
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("SKILLGATE_DEV_MODE", "1")
     import django
 
     django.setup()

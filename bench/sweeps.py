@@ -39,9 +39,13 @@ def fill(rows: int) -> None:
 
     from registry.bundles import Bundle
     from registry.services import store_snapshot
+    from skillformat.skillmd import SkillManifest
 
     user, _ = get_user_model().objects.get_or_create(username="bench")
-    bundle = store_snapshot(Bundle.from_texts({"SKILL.md": "---\nname: b\ndescription: b\n---\n"}))
+    bundle = store_snapshot(
+        Bundle.from_texts({"SKILL.md": "---\nname: b\ndescription: b\n---\n"}),
+        SkillManifest(name="b", description="b"),
+    )
     with connection.cursor() as cursor:
         cursor.execute("ALTER TABLE pipeline_submissionstateevent DISABLE TRIGGER USER")
         cursor.execute("TRUNCATE pipeline_submission CASCADE")

@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
+DEVELOPMENT_SECRET_KEY = "skillgate-insecure-development-key-change-me"
+
 
 def env_str(name: str, default: str) -> str:
     return os.environ.get(name, default)
@@ -67,3 +71,28 @@ def load_env_file(path: Path) -> None:
         if not separator or not key.strip().isidentifier():
             raise ValueError(f"{path}:{number}: expected KEY=VALUE, got {line!r}")
         os.environ.setdefault(key.strip(), value.strip())
+
+
+def secret_key(configured: str, key_file: Path, *, dev_mode: bool) -> str:
+    """``configured`` (DJANGO_SECRET_KEY), else the key in ``key_file``, else (dev mode only)
+    the built-in key.
+
+    Outside the explicit development/test mode the built-in key is refused: anyone can read it
+    in this repository and forge sessions, CSRF tokens and password-reset links with it.
+    """
+    key = configured.strip()
+    if not key and key_file.is_file():
+        key = key_file.read_text().strip()
+    if not key and dev_mode:
+        return DEVELOPMENT_SECRET_KEY
+    if not key:
+        raise ImproperlyConfigured(
+            "No secret key: set DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE to a file holding "
+            "one; `make run` generates var/secrets/django-secret-key)."
+        )
+    if key == DEVELOPMENT_SECRET_KEY and not dev_mode:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is the built-in development key, which is public: set a secret "
+            "one (the built-in key is only for SKILLGATE_DEV_MODE=1, the test suite)."
+        )
+    return key

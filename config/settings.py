@@ -7,11 +7,20 @@ selects PostgreSQL and RabbitMQ with ``DATABASE_URL`` and ``CELERY_BROKER_URL``.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_float, env_int, env_list, env_str, load_env_file
+from config.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    load_env_file,
+    secret_key,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # What `make run` / `make run-lite` started (database, broker…); the environment wins, and an
@@ -20,10 +29,34 @@ load_env_file(Path(env_str("SKILLGATE_ENV_FILE", str(BASE_DIR / "var" / "local.e
 VAR_DIR = Path(env_str("SKILLGATE_VAR_DIR", str(BASE_DIR / "var")))
 
 # --- Django core -------------------------------------------------------------------------
-SECRET_KEY = env_str("DJANGO_SECRET_KEY", "skillgate-insecure-development-key-change-me")
+# Explicit development/test mode (the test suite sets it): the built-in secret key is allowed
+# and HTTPS is off by default. Nothing else may run on the built-in key.
+DEV_MODE = env_bool("SKILLGATE_DEV_MODE", False)
+# DJANGO_SECRET_KEY, else the file DJANGO_SECRET_KEY_FILE (``make run`` generates
+# var/secrets/django-secret-key), else — in dev mode only — the built-in development key.
+SECRET_KEY = secret_key(
+    env_str("DJANGO_SECRET_KEY", ""),
+    Path(env_str("DJANGO_SECRET_KEY_FILE", str(VAR_DIR / "secrets" / "django-secret-key"))),
+    dev_mode=DEV_MODE,
+)
 DEBUG = env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+# HTTPS is on unless turned off for a plain-HTTP local run (``make run`` does,
+# DJANGO_HTTPS=false): redirect to https, secure cookies, HSTS. Behind a TLS-terminating proxy
+# set DJANGO_TLS_PROXY_HEADER=true so the forwarded scheme is trusted. Health probes and
+# Prometheus scrapes inside the network stay on plain HTTP.
+HTTPS = env_bool("DJANGO_HTTPS", not DEV_MODE)
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 365 * 24 * 3600) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+if env_bool("DJANGO_TLS_PROXY_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     "config.admin_site.SkillgateAdminConfig",
@@ -38,6 +71,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "axes",
     "pipeline",
     "registry",
     "grading",
@@ -54,6 +88,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.api_errors.DatabaseUnavailableMiddleware",
+    # Last, as django-axes requires: turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -94,6 +130,27 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
 
+AUTHENTICATION_BACKENDS = [
+    # First: refuses logins of a locked-out account or address before checking the password.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Password guessing on the admin login: after this many failures an account, and separately an
+# address, is locked out for the cool-off; operators see and clear lockouts in the admin.
+AXES_FAILURE_LIMIT = env_int("SKILLGATE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SKILLGATE_LOGIN_LOCKOUT_MINUTES", 30))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+
+# Shared by every process without a new server: the API throttle counts here (a per-process
+# cache let each gunicorn worker grant the full rate). The table is created by a migration.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "skillgate_cache",
+    }
+}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -128,6 +185,8 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": env_str("SKILLGATE_LOG_LEVEL", "INFO")},
+    # django-axes announces itself at every start of every process: keep its warnings only.
+    "loggers": {"axes": {"level": "WARNING"}},
 }
 
 # --- REST API ----------------------------------------------------------------------------
@@ -137,10 +196,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    # JSON in, always: a form-encoded body is answered "send JSON", not misread field by field.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # JSON in, always (nesting bounded before parsing): a form-encoded body is answered "send
+    # JSON", not misread field by field.
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.BoundedJSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
@@ -188,6 +248,10 @@ SKILLGATE_MAX_CONTENT_BYTES = env_int("SKILLGATE_MAX_CONTENT_BYTES", 50 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SKILLGATE_MAX_CONTENT_BYTES * 8 + 64 * 1024
 SKILLGATE_MAX_FILES = env_int("SKILLGATE_MAX_FILES", 200)
 SKILLGATE_MAX_PATH_LENGTH = env_int("SKILLGATE_MAX_PATH_LENGTH", 255)
+# The most rows one page of any list may hold, whatever ``?limit=`` asks for.
+SKILLGATE_MAX_PAGE_SIZE = env_int("SKILLGATE_MAX_PAGE_SIZE", 200)
+# Request bodies nested deeper than this are a 400 before they are parsed (no RecursionError).
+SKILLGATE_MAX_JSON_DEPTH = env_int("SKILLGATE_MAX_JSON_DEPTH", 32)
 # Seed 002 §4.4: the automated phase must end before this deadline.
 SKILLGATE_PIPELINE_DEADLINE_S = env_int("SKILLGATE_PIPELINE_DEADLINE_S", 30 * 60)
 

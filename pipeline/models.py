@@ -23,17 +23,39 @@ class Submission(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     state = models.CharField(max_length=20, choices=State.choices, default=State.RECEIVED)
     skill_owner = models.CharField(max_length=100)
-    skill_name = models.CharField(max_length=64)
+    skill_name = models.CharField(
+        max_length=64, blank=True, help_text="From SKILL.md; for git, known once fetched."
+    )
     source_kind = models.CharField(max_length=8, choices=SourceKind.choices)
-    repo_url = models.CharField(max_length=500, blank=True)
+    repo_url = models.CharField(
+        max_length=500, blank=True, help_text="Rebuilt from (host, owner, repo): what is fetched."
+    )
+    repo_host = models.CharField(max_length=253, blank=True)
     skill_path = models.CharField(max_length=255, blank=True)
     ref = models.CharField(max_length=255, blank=True)
+    resolved_ref = models.CharField(
+        max_length=255, blank=True, help_text="The full ref fetched (refs/heads/…, refs/tags/…)."
+    )
     resolved_commit = models.CharField(max_length=64, blank=True)
+    vendor_org = models.ForeignKey(
+        "registry.TrustedOrg",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Set at intake when the source is verified as this organisation's: the tip of "
+        "a branch or tag of its repository, submitted by a linked publisher.",
+    )
     submitter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="submissions"
     )
     bundle = models.ForeignKey(
-        "registry.BundleSnapshot", on_delete=models.PROTECT, related_name="submissions"
+        "registry.BundleSnapshot",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="submissions",
+        help_text="Empty until a git source is fetched by the pipeline's intake step.",
     )
     deadline_at = models.DateTimeField(
         help_text="The automated phase must end by then (30 minutes after submission by "
@@ -66,6 +88,9 @@ class Submission(models.Model):
 
     class Meta:
         ordering = ("-created_at",)
+        permissions = [
+            ("view_operations", "Can read queue status, pipeline metrics and dead letters"),
+        ]
         indexes = [
             models.Index(fields=["submitter", "-created_at"], name="submission_by_submitter"),
             models.Index(

@@ -20,10 +20,20 @@ class OutcomeCode(models.TextChoices):
     RETRIES_EXHAUSTED = "RETRIES_EXHAUSTED"
     STUCK_EXHAUSTED = "STUCK_EXHAUSTED"
     SLA_TIMEOUT = "SLA_TIMEOUT"
+    SOURCE_REJECTED = "SOURCE_REJECTED"
+    SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
 
 
+# Errors: we could not process the submission (including a git source that could not be used,
+# whose message says what to fix); the author resubmits. Not a verdict on the skill.
 ERROR_CODES = frozenset(
-    {OutcomeCode.RETRIES_EXHAUSTED, OutcomeCode.STUCK_EXHAUSTED, OutcomeCode.SLA_TIMEOUT}
+    {
+        OutcomeCode.RETRIES_EXHAUSTED,
+        OutcomeCode.STUCK_EXHAUSTED,
+        OutcomeCode.SLA_TIMEOUT,
+        OutcomeCode.SOURCE_REJECTED,
+        OutcomeCode.SOURCE_UNAVAILABLE,
+    }
 )
 
 

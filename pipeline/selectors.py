@@ -20,6 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 
 from pipeline.models import Submission
+from pipeline.roles import VIEW_ALL_SUBMISSIONS
 from pipeline.states import AUTOMATED_STATES, State
 
 STALE_AFTER = timedelta(minutes=3)
@@ -34,11 +35,12 @@ STAGE_DESCRIPTIONS = {
 
 
 def visible_submissions(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Submission]:
-    """Submissions the user may see: their own, or all for staff."""
+    """Submissions the user may see: their own, or all for operators (the permission the admin
+    checks too). Reviewers see others' submissions only through their review queue."""
     queryset = Submission.objects.select_related("bundle", "published_version__skill")
     if not user.is_authenticated:
         return queryset.none()
-    if user.is_staff:
+    if user.has_perm(VIEW_ALL_SUBMISSIONS):
         return queryset
     return queryset.filter(submitter=user)
 

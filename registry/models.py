@@ -1,8 +1,10 @@
-"""Registry records: content-addressed bundle snapshots, skills, their immutable versions, and
-the trusted organisations whose submissions take the vendor fast path."""
+"""Registry records: content-addressed bundle snapshots, skills, their immutable versions, the
+trusted organisations whose submissions may take the vendor fast path, and the accounts linked
+to them as their publishers."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
@@ -14,6 +16,12 @@ class BundleSnapshot(models.Model):
 
     sha256 = models.CharField(max_length=64, primary_key=True)
     files = models.JSONField(help_text="Canonical file list: path, size, sha256, text|base64.")
+    manifest = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="SKILL.md's front matter as parsed once at intake: name, description, "
+        "version, allowed tools.",
+    )
     file_count = models.PositiveIntegerField()
     total_bytes = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
@@ -29,7 +37,8 @@ class BundleSnapshot(models.Model):
 
 
 class Skill(models.Model):
-    """A named skill; ``owner`` is the git repository owner or the submitter's username."""
+    """A named skill; ``owner`` is the git repository owner (on ``host``) or the submitter's
+    username."""
 
     class Origin(models.TextChoices):
         GIT = "git", "Git repository owner"
@@ -37,6 +46,11 @@ class Skill(models.Model):
 
     owner = models.CharField(max_length=100, help_text="Lowercase.")
     name = models.CharField(max_length=64)
+    host = models.CharField(
+        max_length=253,
+        blank=True,
+        help_text="For skills from git: the repository host; only that host's owner publishes.",
+    )
     origin = models.CharField(max_length=8, choices=Origin.choices)
     owner_account = models.ForeignKey(
         "auth.User",
@@ -88,18 +102,68 @@ class SkillVersion(models.Model):
 
 
 class TrustedOrg(models.Model):
-    """A repository owner whose submissions skip scanning (seed 000 §3). Matched ignoring case."""
+    """An organisation on a git host whose linked publishers may take the vendor fast path.
 
-    name = models.CharField(max_length=100)
+    Trust is (host, owner): the same name on another host is somebody else. Matched ignoring
+    case.
+    """
+
+    host = models.CharField(max_length=253, default="github.com")
+    name = models.CharField(max_length=100, help_text="The repository owner on that host.")
     note = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(Lower("name"), name="trusted_org_name_unique"),
+            models.UniqueConstraint(Lower("host"), Lower("name"), name="trusted_org_unique"),
         ]
-        ordering = ("name",)
+        ordering = ("host", "name")
         verbose_name = "trusted organisation"
 
     def __str__(self) -> str:
-        return self.name
+        return f"{self.host}/{self.name}"
+
+
+class PublisherMembership(models.Model):
+    """An account linked to a trusted organisation: only members' submissions take the vendor
+    path, and only members publish under the organisation's name. Changed through
+    ``registry.services`` only, which writes a PublisherMembershipEvent for every change."""
+
+    org = models.ForeignKey(TrustedOrg, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="publisher_memberships"
+    )
+    linked_by = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint("org", "user", name="publisher_membership_unique"),
+        ]
+        ordering = ("org", "user")
+        verbose_name = "publisher membership"
+
+    def __str__(self) -> str:
+        return f"{self.user} publishes for {self.org}"
+
+
+class PublisherMembershipEvent(models.Model):
+    """The audit trail of publisher memberships: who linked or unlinked whom, when. Names are
+    copied, so the trail outlives deleted accounts and organisations."""
+
+    class Action(models.TextChoices):
+        LINKED = "linked"
+        UNLINKED = "unlinked"
+
+    org = models.CharField(max_length=360, help_text="host/owner")
+    username = models.CharField(max_length=150)
+    action = models.CharField(max_length=8, choices=Action.choices)
+    actor = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        verbose_name = "publisher membership event"
+
+    def __str__(self) -> str:
+        return f"{self.actor} {self.action} {self.username} for {self.org}"

@@ -20,8 +20,9 @@ from grading.judges.heuristic import CRITERIA
 from grading.tier1.files import is_markdown
 from grading.tier1.normalise import normalise, visible
 from grading.types import SEVERITY_ORDER, SkillFiles, Tier1Report
+from skillformat.skillmd import SkillFileError, SkillManifest, parse_manifest
 
-PROMPT_VERSION = "llm-judge/1.0"
+PROMPT_VERSION = "llm-judge/1.1"
 MAX_FILE_CHARS = 24_000
 MAX_TOTAL_CHARS = 120_000
 MAX_HYPOTHESES = 40
@@ -96,8 +97,40 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 def build_messages(files: SkillFiles, tier1: Tier1Report) -> list[dict[str, str]]:
     nonce = secrets.token_hex(8)
     system = SYSTEM_PROMPT.replace("{nonce}", nonce)
-    parts = [_hypotheses(tier1), _files_block(files, nonce)]
+    parts = [_declared(files, nonce), _hypotheses(tier1), _files_block(files, nonce)]
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def declared_manifest(files: SkillFiles) -> SkillManifest | None:
+    """SKILL.md's manifest as the registry's one parser reads it (None when it cannot)."""
+    text = files.get("SKILL.md")
+    if not isinstance(text, str):
+        return None
+    try:
+        return parse_manifest(text)
+    except SkillFileError:
+        return None
+
+
+def _declared(files: SkillFiles, nonce: str) -> str:
+    """What the skill declares, as intake and publishing read it, to judge the files against.
+    It is the skill's own text, so it is delimited as untrusted like the files."""
+    manifest = declared_manifest(files)
+    if manifest is None:
+        return "Declared manifest: none (SKILL.md front matter missing or invalid)."
+    declared = json.dumps(
+        {
+            "name": manifest.name,
+            "description": manifest.description,
+            "allowed_tools": list(manifest.allowed_tools),
+        },
+        ensure_ascii=True,
+    )
+    return (
+        "Declared manifest, as the registry parsed SKILL.md:\n"
+        f'<<<UNTRUSTED-FILE {nonce} path="(declared manifest)">>>\n{declared}\n'
+        f"<<<END-UNTRUSTED-FILE {nonce}>>>"
+    )
 
 
 def _hypotheses(tier1: Tier1Report) -> str:

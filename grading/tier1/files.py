@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from skillformat.skillmd import front_matter_span
+
 KINDS = frozenset(
     {"prose", "frontmatter", "python", "shell", "javascript", "config", "code", "data"}
 )
@@ -124,14 +126,9 @@ def is_markdown(path: str) -> bool:
 
 
 def frontmatter_span(text: str) -> tuple[int, int] | None:
-    """(start, end) of the YAML front matter body, without the ``---`` fences."""
-    start = 4 if text.startswith("---\n") else 5 if text.startswith("---\r\n") else -1
-    if start < 0:
-        return None
-    match = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE).search(text, start)
-    if match is None:
-        return None
-    return start, match.start()
+    """(start, end) of the YAML front matter body, without the ``---`` fences: the shared
+    SKILL.md parser's answer, so Tier 1 reads front matter exactly where intake did."""
+    return front_matter_span(text)
 
 
 def markdown_views(text: str) -> list[View]:

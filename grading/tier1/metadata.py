@@ -3,7 +3,9 @@
 Front matter is what an agent reads to decide *whether* to load a skill, so it gets the checks of
 the Agent Skills format (``name``: lowercase words joined by hyphens, at most 64 characters;
 ``description``: present, at most 1024 characters) plus the ones that matter for trust: a name that
-imitates a well-known one, and an ``allowed-tools`` that grants an unscoped shell.
+imitates a well-known one, and an ``allowed-tools`` that grants an unscoped shell. Parsing and the
+format checks are the shared SKILL.md parser's (``skillformat.skillmd``), the one intake and
+publishing use: Tier 1 cannot read a different manifest from the one the registry accepted.
 """
 
 from __future__ import annotations
@@ -11,17 +13,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import yaml
-
 from grading.tier1.catalogue import Catalogue
-from grading.tier1.files import frontmatter_span, is_markdown
+from grading.tier1.files import is_markdown
 from grading.tier1.findings import Collector
 from grading.tier1.names import imitated
+from skillformat import skillmd
 
-MAX_FRONTMATTER_CHARS = 64 * 1024
-MAX_DESCRIPTION_CHARS = 1024
-_NAME_FORMAT = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _UNSCOPED_SHELL = {"bash", "shell", "sh", "zsh", "terminal", "exec", "execute", "computer", "*"}
+# The parser's problem codes as Tier 1 rules (a bad version has no rule of its own).
+_RULES = {
+    skillmd.MISSING_FRONT_MATTER: "metadata.missing-frontmatter",
+    skillmd.INVALID_FRONT_MATTER: "metadata.invalid-frontmatter",
+    skillmd.BAD_NAME: "metadata.bad-name",
+    skillmd.MISSING_DESCRIPTION: "metadata.missing-description",
+    skillmd.LONG_DESCRIPTION: "metadata.long-description",
+    skillmd.BAD_VERSION: "metadata.invalid-frontmatter",
+}
+_PROBLEM_KEYS = {
+    skillmd.BAD_NAME: "name",
+    skillmd.MISSING_DESCRIPTION: "description",
+    skillmd.LONG_DESCRIPTION: "description",
+    skillmd.BAD_VERSION: "version",
+}
 
 
 @dataclass(frozen=True)
@@ -48,48 +61,30 @@ def check_manifest(texts: dict[str, str], catalogue: Catalogue, collector: Colle
     if path is None:
         return Manifest(None, "", "", ())
     text = texts[path]
-    span = frontmatter_span(text)
-    if span is None:
-        collector.add(catalogue.rule("metadata.missing-frontmatter"), path, 1, 1, text[:80])
-        return Manifest(path, "", "", ())
-    raw = text[span[0] : span[1]][:MAX_FRONTMATTER_CHARS]
     try:
-        data = yaml.load(raw, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", 0) + 2
-        collector.add(catalogue.rule("metadata.invalid-frontmatter"), path, line, 1, str(exc))
+        front_matter = skillmd.read_front_matter(text)
+    except skillmd.SkillFileError as error:
+        snippet = text[:80] if error.code == skillmd.MISSING_FRONT_MATTER else error.message
+        collector.add(catalogue.rule(_RULES[error.code]), path, error.line, 1, snippet)
         return Manifest(path, "", "", ())
-    if not isinstance(data, dict):
-        collector.add(catalogue.rule("metadata.invalid-frontmatter"), path, 2, 1, raw[:80])
-        return Manifest(path, "", "", ())
-    manifest = Manifest(
-        path,
-        _text(data.get("name")),
-        _text(data.get("description")),
-        _tools(data.get("allowed-tools", data.get("allowed_tools"))),
-    )
-    _check_fields(manifest, text, catalogue, collector)
+    declared, problems = skillmd.declared_fields(front_matter.data)
+    manifest = Manifest(path, declared.name, declared.description, declared.allowed_tools)
+    for problem in problems:
+        line = _line_of_key(text, _PROBLEM_KEYS.get(problem.code, ""))
+        snippet = declared.name if problem.code == skillmd.BAD_NAME else problem.message[:120]
+        collector.add(catalogue.rule(_RULES[problem.code]), path, line, 1, snippet)
+    _check_trust(manifest, text, catalogue, collector)
     return manifest
 
 
-def _check_fields(
-    manifest: Manifest, text: str, catalogue: Catalogue, collector: Collector
-) -> None:
+def _check_trust(manifest: Manifest, text: str, catalogue: Catalogue, collector: Collector) -> None:
     path = manifest.path or ""
-    name_line = _line_of_key(text, "name")
-    if not manifest.name or not _NAME_FORMAT.match(manifest.name) or len(manifest.name) > 64:
-        collector.add(catalogue.rule("metadata.bad-name"), path, name_line, 1, manifest.name)
-    if not manifest.description.strip():
-        collector.add(catalogue.rule("metadata.missing-description"), path, 1, 1, "")
-    elif len(manifest.description) > MAX_DESCRIPTION_CHARS:
-        line = _line_of_key(text, "description")
-        excerpt = manifest.description[:120]
-        collector.add(catalogue.rule("metadata.long-description"), path, line, 1, excerpt)
     target = imitated(manifest.name) if manifest.name else None
     if target is not None:
         note = f"(looks like a typo of {target!r})"
         rule = catalogue.rule("supply-chain.typosquat-name")
-        collector.add(rule, path, name_line, 1, f"name: {manifest.name}", note)
+        line = _line_of_key(text, "name")
+        collector.add(rule, path, line, 1, f"name: {manifest.name}", note)
     for tool in manifest.allowed_tools:
         if tool.strip().lower() in _UNSCOPED_SHELL:
             line = _line_of_key(text, "allowed-tools")
@@ -97,28 +92,8 @@ def _check_fields(
             break
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe loading only: front matter is untrusted input."""
-
-
-def _text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return " ".join(str(item) for item in value)
-    return str(value)
-
-
-def _tools(value: object) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return tuple(t for t in re.split(r"[,\s]+(?![^()]*\))", value) if t)
-    if isinstance(value, list):
-        return tuple(str(item) for item in value)
-    return (str(value),)
-
-
 def _line_of_key(text: str, key: str) -> int:
+    if not key:
+        return 1
     match = re.search(rf"^{re.escape(key)}\s*:", text, re.MULTILINE)
     return text.count("\n", 0, match.start()) + 1 if match else 1

@@ -1,17 +1,18 @@
-"""Staff-only operator endpoints: queue status, 24-hour metrics, dead letters."""
+"""Operator endpoints: queue status, 24-hour metrics, dead letters (Operators group only)."""
 
 from __future__ import annotations
 
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, serializers, viewsets
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from pipeline import monitoring
+from pipeline.api.permissions import CanHandleDeadLetters, CanViewOperations
 from pipeline.models import DeadLetter
 from pipeline.services.dead_letters import replay
 
@@ -21,7 +22,7 @@ class QueueStatusView(APIView):
     after 5) with stage, age, classification and recovery budget; counts per state; queue
     depths."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [CanViewOperations]
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
@@ -33,7 +34,7 @@ class QueueMetricsView(APIView):
     published targets (Tier 1 500 ms, Tier 2 15 s, publishing 5 s, end to end 30 s), queue
     depths, job failure rate and classified timeouts."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [CanViewOperations]
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
@@ -51,7 +52,7 @@ class DeadLetterSerializer(serializers.ModelSerializer):
 class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Messages the pipeline gave up on; ``POST …/{id}/replay`` resumes the submission."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [CanHandleDeadLetters]
     serializer_class = DeadLetterSerializer
     queryset = DeadLetter.objects.select_related("submission").order_by("-created_at")
 

@@ -20,7 +20,7 @@ from pipeline.states import reachable_from
 
 
 class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Your submissions (staff see all). Anyone else's submission answers 404."""
+    """Your submissions (operators see all). Anyone else's submission answers 404."""
 
     permission_classes = [permissions.IsAuthenticated]
     throttle_scope = "submissions"

@@ -10,6 +10,7 @@ from pipeline.models import DeadLetter, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.services.attempts import CrashLoopDetected
 from pipeline.services.steps import TASK_STAGES
+from pipeline.sources.errors import SourceUnavailable
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, TransitionConflict, transition
 
@@ -62,17 +63,30 @@ def give_up(
                         "attempts": attempts,
                         "dead_letter_id": letter.pk,
                     },
-                    outcome=Outcome.error(
-                        OutcomeCode.RETRIES_EXHAUSTED,
-                        f"We could not process this submission: {task_name.split('.')[-1]} "
-                        f"failed {attempts} time(s) ({error_class}). This is our failure, not "
-                        "a verdict on your skill; please resubmit it.",
-                    ),
+                    outcome=_give_up_outcome(submission, task_name, exc, error_class, attempts),
                 ),
             )
         except TransitionConflict as conflict:
             logger.info("give-up transition skipped: %s", conflict)
     return letter
+
+
+def _give_up_outcome(
+    submission: Submission, task_name: str, exc: BaseException, error_class: str, attempts: int
+) -> Outcome:
+    if isinstance(exc, SourceUnavailable):
+        return Outcome.error(
+            OutcomeCode.SOURCE_UNAVAILABLE,
+            f"We could not fetch {submission.repo_url} after {attempts} attempt(s): "
+            f"{exc.message}. This is not a verdict on your skill; please resubmit it when the "
+            "git host answers again.",
+        )
+    return Outcome.error(
+        OutcomeCode.RETRIES_EXHAUSTED,
+        f"We could not process this submission: {task_name.split('.')[-1]} "
+        f"failed {attempts} time(s) ({error_class}). This is our failure, not "
+        "a verdict on your skill; please resubmit it.",
+    )
 
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

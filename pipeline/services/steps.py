@@ -25,10 +25,11 @@ from grading.types import Decision, Finding, Judgement, Tier1Report
 from pipeline.models import ProcessingAttempt, ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.services.attempts import StepContext, succeed_with, tracked_attempt
+from pipeline.services.intake import take_in
 from pipeline.services.publishing import publish
+from pipeline.sources.errors import SourceRejected
 from pipeline.states import TERMINAL_STATES, State
 from pipeline.transitions import Actor, Change, TransitionConflict, transition
-from registry import services as registry
 from registry.models import SkillVersion
 from reviews.services import open_review
 
@@ -39,6 +40,7 @@ _SCAN = frozenset({State.TIER1_SCANNING})
 _JUDGE = frozenset({State.TIER2_SCANNING})
 _PUBLISH = frozenset({State.AUTO_APPROVED, State.VENDOR_APPROVED})
 _TOP_FINDINGS = 3
+_VENDOR_HELD = "a verified vendor source with a critical Tier 1 finding: a person decides"
 # The states each task works on: a task that gives up rejects only from these.
 TASK_STAGES: dict[str, frozenset[State]] = {
     "pipeline.scan": _INTAKE | _SCAN,
@@ -54,38 +56,82 @@ def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
 
 
 def run_intake(submission_id: str, context: StepContext) -> None:
-    """RECEIVED → VENDOR_APPROVED for trusted organisations' repositories, else TIER1_SCANNING."""
+    """RECEIVED → VENDOR_APPROVED for a verified vendor source whose Tier 1 scan finds nothing
+    critical, else → TIER1_SCANNING; → REJECTED (error outcome) when a git source cannot be used.
+
+    The vendor route is decided here because the state machine has no edge from TIER1_SCANNING
+    to VENDOR_APPROVED: a vendor bundle is scanned by Tier 1 before the route is chosen, and the
+    result is stored like everyone else's. A critical finding sends it down the normal path,
+    held for a person: Tier 1 passes it on whatever its verdict, and the judge step sends it to
+    review whatever the score.
+    """
     submission = _waiting_for(submission_id, context, _INTAKE)
     if submission is None:
         return
     with tracked_attempt(submission, context) as attempt:
-        if submission.source_kind == Submission.SourceKind.GIT and registry.is_trusted_org(
-            submission.skill_owner
-        ):
+        try:
+            intake = take_in(submission)
+        except SourceRejected as rejected:
+            _apply(submission, _source_rejected(submission, rejected), attempt)
+            return
+        if intake.vendor_org is None:
+            change = Change(
+                State.RECEIVED,
+                State.TIER1_SCANNING,
+                "non-vendor-submission",
+                Actor.system(),
+                metadata=intake.metadata,
+                updates=intake.updates,
+            )
+            _apply(submission, change, attempt)
+            return
+        report = tier1.scan(intake.bundle.scan_input())
+        critical = [f for f in report.findings if f.severity == "critical"]
+        metadata = {**intake.metadata, "tier1_findings": len(report.findings)}
+        if critical:
+            change = Change(
+                State.RECEIVED,
+                State.TIER1_SCANNING,
+                "vendor-tier1-critical",
+                Actor.system(),
+                metadata={**metadata, "critical": _summaries(critical)},
+                updates=intake.updates,
+            )
+        else:
             change = Change(
                 State.RECEIVED,
                 State.VENDOR_APPROVED,
                 "vendor-auto-verify",
                 Actor.system(),
-                metadata={"org": submission.skill_owner},
+                metadata=metadata,
+                updates=intake.updates,
             )
-        else:
-            change = Change(
-                State.RECEIVED, State.TIER1_SCANNING, "non-vendor-submission", Actor.system()
-            )
-        _apply(submission, change, attempt)
+        _store_and_apply(submission, _tier1_result(submission, report), change, attempt)
 
 
 def run_scan(submission_id: str, context: StepContext) -> None:
-    """Tier 1: TIER1_SCANNING → TIER2_SCANNING on PASS, → TIER1_FAILED (final) on FAIL."""
+    """Tier 1: TIER1_SCANNING → TIER2_SCANNING on PASS, → TIER1_FAILED (final) on FAIL. A
+    vendor submission held at intake was already scanned and always goes on to the judge."""
     submission = _waiting_for(submission_id, context, _SCAN)
     if submission is None:
         return
     with tracked_attempt(submission, context) as attempt:
-        report = tier1.scan(submission.bundle.as_bundle().scan_input())
-        result = _tier1_result(submission, report)
+        stored = submission.scans.filter(tier=ScanResult.Tier.TIER1, is_late=False).first()
+        report = (
+            _report_from(stored)
+            if stored
+            else tier1.scan(submission.bundle.as_bundle().scan_input())
+        )
         metadata = {"findings": len(report.findings), "duration_ms": round(report.duration_ms, 1)}
-        if report.verdict == "PASS":
+        if submission.vendor_org_id is not None:
+            change = Change(
+                State.TIER1_SCANNING,
+                State.TIER2_SCANNING,
+                "tier1-vendor-held",
+                Actor.worker(),
+                metadata,
+            )
+        elif report.verdict == "PASS":
             change = Change(
                 State.TIER1_SCANNING, State.TIER2_SCANNING, "tier1-pass", Actor.worker(), metadata
             )
@@ -98,6 +144,7 @@ def run_scan(submission_id: str, context: StepContext) -> None:
                 {**metadata, "critical": _summaries(_blocking(report.findings))},
                 outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
             )
+        result = None if stored else _tier1_result(submission, report)
         _store_and_apply(submission, result, change, attempt)
 
 
@@ -116,6 +163,8 @@ def run_judge(submission_id: str, context: StepContext) -> None:
             auto_approve_min=settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE,
             review_min=settings.SKILLGATE_REVIEW_MIN_SCORE,
         )
+        if submission.vendor_org_id is not None:
+            decision = Decision("review", (_VENDOR_HELD, *decision.reasons))
         result = _tier2_result(submission, judgement, decision)
         opens_review = decision.outcome == "review"
         _store_and_apply(
@@ -148,7 +197,10 @@ def run_publish(submission_id: str, context: StepContext) -> None:
 
 def tier1_report(submission: Submission) -> Tier1Report:
     """The stored Tier 1 report of the submission, as the judge and the reviewers see it."""
-    scan = submission.scans.get(tier=ScanResult.Tier.TIER1, is_late=False)
+    return _report_from(submission.scans.get(tier=ScanResult.Tier.TIER1, is_late=False))
+
+
+def _report_from(scan: ScanResult) -> Tier1Report:
     return Tier1Report(
         verdict=scan.verdict,  # type: ignore[arg-type]
         findings=tuple(Finding(**finding) for finding in scan.findings),
@@ -189,21 +241,24 @@ def _apply(submission: Submission, change: Change, attempt: ProcessingAttempt) -
 
 def _store_and_apply(
     submission: Submission,
-    result: ScanResult,
+    result: ScanResult | None,
     change: Change,
     attempt: ProcessingAttempt,
     then: Callable[[], object] | None = None,
 ) -> None:
-    """Save the result, transition and run ``then`` together; keep a late result when the
-    submission was timed out or given up on in the meantime."""
+    """Save the result (if there is a new one), transition and run ``then`` together; keep a
+    late result when the submission was timed out or given up on in the meantime."""
     try:
         with transaction.atomic():
-            result.save()
+            if result is not None:
+                result.save()
             transition(submission.pk, change, entered_at=submission.state_changed_at)
             if then is not None:
                 then()
             succeed_with(attempt)
     except IntegrityError:
+        if result is None:
+            raise
         stored_by_another_delivery = ScanResult.objects.filter(
             submission=submission, tier=result.tier, is_late=False
         ).exists()
@@ -211,13 +266,30 @@ def _store_and_apply(
             raise
         logger.info("%s skipped: tier %s result already stored", change.trigger, result.tier)
     except TransitionConflict as conflict:
-        if conflict.actual in TERMINAL_STATES:
+        if result is not None and conflict.actual in TERMINAL_STATES:
             result.pk = None
             result.is_late = True
             result.save()
             logger.info("stored a late tier %s result for %s", result.tier, submission.pk)
         else:
             logger.info("%s skipped: %s", change.trigger, conflict)
+
+
+def _source_rejected(submission: Submission, rejected: SourceRejected) -> Change:
+    """A git source that cannot be used ends the submission with an error outcome: it is not a
+    verdict on the skill, and the message says what to fix before resubmitting."""
+    return Change(
+        State.RECEIVED,
+        State.REJECTED,
+        "source-rejected",
+        Actor.system(),
+        metadata={"field": rejected.field},
+        outcome=Outcome.error(
+            OutcomeCode.SOURCE_REJECTED,
+            f"The git source could not be used ({rejected.field}): {rejected.message}. "
+            "Fix it and submit again.",
+        ),
+    )
 
 
 def _tier1_result(submission: Submission, report: Tier1Report) -> ScanResult:

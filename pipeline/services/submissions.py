@@ -1,8 +1,13 @@
-"""Creating a submission: fetch the bundle once, validate it, store it, audit it, dispatch it."""
+"""Creating a submission: validate what can be checked at once, store it, audit it, dispatch it.
+
+An inline upload is validated and snapshotted here, in the request. A git source is only parsed
+here (URL, ref and path grammar: a 400 at once when wrong); the fetch itself is the pipeline's
+intake step, in a worker, so a slow or hanging git host never holds a web process.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -14,14 +19,14 @@ from django.utils import timezone
 from pipeline.models import Submission
 from pipeline.services.dispatch import dispatch_after_commit
 from pipeline.sources.errors import SourceRejected
-from pipeline.sources.git import fetch_skill
+from pipeline.sources.git import check_ref, check_skill_path, parse_repo_url
 from pipeline.sources.inline import bundle_from_inline
 from pipeline.states import State
 from pipeline.transitions import Actor, record_received
 from registry import services as registry
 from registry.bundles import SKILL_FILE, Bundle
 from registry.models import Skill
-from registry.skillmd import SkillFileError, SkillManifest, parse_manifest
+from skillformat.skillmd import SkillFileError, SkillManifest, parse_manifest
 
 
 @dataclass(frozen=True)
@@ -39,8 +44,8 @@ def create_submission(
 ) -> Submission:
     """Validate and store a new submission in RECEIVED, then dispatch it after the commit.
 
-    Raises SourceRejected / ContentTooLarge (the author must fix something), SourceUnavailable
-    (the git host failed us) or registry NameTaken. Nothing is stored unless all checks pass.
+    Raises SourceRejected / ContentTooLarge (the author must fix something). Nothing is stored
+    unless all checks pass.
     """
     has_files, has_repo = bool(request.files), bool(request.repo_url.strip())
     if has_files == has_repo:
@@ -48,46 +53,66 @@ def create_submission(
             "non_field_errors",
             "give exactly one source: 'files' for an inline upload or 'repo_url' for git",
         )
-    if has_repo:
-        fetched = fetch_skill(request.repo_url, request.skill_path, request.ref)
-        bundle, owner, commit = fetched.bundle, fetched.repo.owner, fetched.commit
-        origin, field = Skill.Origin.GIT, "skill_path"
-    else:
-        if request.skill_path or request.ref:
-            raise SourceRejected(
-                "non_field_errors", "'skill_path' and 'ref' only apply to a git 'repo_url'"
-            )
-        bundle = bundle_from_inline(request.files or {})
-        owner, commit = submitter.get_username().lower(), ""
-        origin, field = Skill.Origin.ACCOUNT, "files"
-    manifest = _manifest(bundle, field)
-    try:
-        registry.check_publisher(owner, manifest.name, origin, submitter)
-    except registry.NameTaken as exc:
-        raise SourceRejected("name", str(exc)) from exc
-
+    fields = _git_fields(submitter, request) if has_repo else _inline_fields(submitter, request)
     now = timezone.now()
     with transaction.atomic():
         submission = Submission.objects.create(
-            skill_owner=owner,
-            skill_name=manifest.name,
-            source_kind=Submission.SourceKind.GIT if has_repo else Submission.SourceKind.INLINE,
-            repo_url=request.repo_url.strip(),
-            skill_path=request.skill_path,
-            ref=request.ref,
-            resolved_commit=commit,
             submitter=submitter,
-            bundle=registry.store_snapshot(bundle),
             deadline_at=now + timedelta(seconds=settings.SKILLGATE_PIPELINE_DEADLINE_S),
             state=State.RECEIVED,
             state_changed_at=now,
+            **fields,
         )
         record_received(submission, trigger, Actor.system())
         dispatch_after_commit(submission.pk, State.RECEIVED)
     return submission
 
 
-def _manifest(bundle: Bundle, field: str) -> SkillManifest:
+def _git_fields(submitter: AbstractBaseUser, request: SubmissionRequest) -> dict[str, object]:
+    repo = parse_repo_url(request.repo_url)
+    ref = check_ref(request.ref)
+    skill_path = check_skill_path(request.skill_path)
+    _check_publisher(lambda: registry.check_owner(repo.owner, submitter), "repo_url")
+    return {
+        "source_kind": Submission.SourceKind.GIT,
+        "skill_owner": repo.owner,
+        "repo_url": repo.url,
+        "repo_host": repo.host,
+        "skill_path": skill_path,
+        "ref": ref,
+    }
+
+
+def _inline_fields(submitter: AbstractBaseUser, request: SubmissionRequest) -> dict[str, object]:
+    if request.skill_path or request.ref:
+        raise SourceRejected(
+            "non_field_errors", "'skill_path' and 'ref' only apply to a git 'repo_url'"
+        )
+    bundle = bundle_from_inline(request.files or {})
+    manifest = skill_manifest(bundle, "files")
+    owner = submitter.get_username().lower()
+    _check_publisher(
+        lambda: registry.check_publisher(owner, manifest.name, Skill.Origin.ACCOUNT, submitter),
+        "name",
+    )
+    return {
+        "source_kind": Submission.SourceKind.INLINE,
+        "skill_owner": owner,
+        "skill_name": manifest.name,
+        "bundle": registry.store_snapshot(bundle, manifest),
+    }
+
+
+def _check_publisher(check: Callable[[], None], field: str) -> None:
+    """Run a registry publisher check, its refusal as a 400 on ``field``."""
+    try:
+        check()
+    except registry.NameTaken as exc:
+        raise SourceRejected(field, str(exc)) from exc
+
+
+def skill_manifest(bundle: Bundle, field: str) -> SkillManifest:
+    """The manifest of the bundle's SKILL.md, or SourceRejected on ``field`` saying what to fix."""
     skill_file = bundle.get(SKILL_FILE)
     if skill_file is None:
         raise SourceRejected(field, "SKILL.md is missing at the root of the skill")
@@ -96,4 +121,4 @@ def _manifest(bundle: Bundle, field: str) -> SkillManifest:
     try:
         return parse_manifest(skill_file.text)
     except SkillFileError as exc:
-        raise SourceRejected(field, str(exc)) from exc
+        raise SourceRejected(field, exc.message) from exc

@@ -1,9 +1,15 @@
-"""Git sources: one shallow fetch of ``repo_url`` at ``ref``, read straight from the object store.
+"""Git sources: one shallow fetch of a repository at a ref, read straight from the object store.
+
+The repository URL is parsed once, with a strict grammar, into (host, owner, repo), and the URL
+git fetches is rebuilt from those parts: what the registry trusts (a trusted organisation is a
+host and an owner) is exactly what it fetches. The ref is resolved with ``git ls-remote`` first,
+so the pipeline knows whether it fetched the tip of a branch or tag of that repository, or
+something merely reachable through it (a pull request's head, any commit of any fork).
 
 Nothing from the repository is ever checked out or run: no working tree (so no hooks, smudge
 filters or symlinks to follow), no submodules, no tags, no redirects, only the allowed
-protocols. The fetch is bounded in time and in bytes downloaded, and the skill folder in file
-count and size, before a single blob is read.
+protocols. The whole fetch is bounded in time and in bytes downloaded, and the skill folder in
+file count and size, before a single blob is read.
 """
 
 from __future__ import annotations
@@ -11,21 +17,27 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from django.conf import settings
 
 from pipeline.sources.errors import ContentTooLarge, SourceRejected, SourceUnavailable
-from pipeline.sources.paths import check_relative_path
+from pipeline.sources.paths import checked_bundle_paths, checked_path
 from registry.bundles import Bundle, BundleFile
 
+FILE_HOST = "file"
+"""The host of ``file://`` repositories, which only the tests allow."""
+
+_OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+_REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 _REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
-_OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_URL_CHARS = re.compile(r"[A-Za-z0-9._~:/-]+")
 _TEXT_SUFFIXES = frozenset(
     {
         ".md",
@@ -59,9 +71,41 @@ _POLL_S = 0.2
 
 @dataclass(frozen=True)
 class RepoLocation:
-    url: str
+    """A repository as (host, owner, repo); ``url`` is rebuilt from them and is what git
+    fetches. ``host`` carries a port only when the allowed host names one."""
+
+    host: str
     owner: str
+    repo: str
+    file_root: str = ""
+
+    @property
+    def url(self) -> str:
+        if self.host == FILE_HOST:
+            return f"file://{self.file_root}/{self.owner}/{self.repo}"
+        return f"https://{self.host}/{self.owner}/{self.repo}.git"
+
+
+class RefKind:
+    BRANCH = "branch"
+    TAG = "tag"
+    OTHER = "other"
+    COMMIT = "commit"
+
+
+@dataclass(frozen=True)
+class ResolvedRef:
+    """What the author's ref named on the remote: ``kind`` (branch, tag, another ref such as a
+    pull request's head, or a raw commit), the full ``name`` fetched, and the commit ``tip``
+    the remote advertised for it (empty for a raw commit)."""
+
+    kind: str
     name: str
+    tip: str
+
+    @property
+    def is_branch_or_tag(self) -> bool:
+        return self.kind in (RefKind.BRANCH, RefKind.TAG)
 
 
 @dataclass(frozen=True)
@@ -69,65 +113,154 @@ class FetchedSkill:
     bundle: Bundle
     commit: str
     repo: RepoLocation
+    ref: ResolvedRef
+
+    @property
+    def is_tip_of_branch_or_tag(self) -> bool:
+        """The fetched commit is the current tip of a branch or tag of the repository itself."""
+        return self.ref.is_branch_or_tag and self.commit == self.ref.tip
 
 
 def parse_repo_url(url: str) -> RepoLocation:
-    """Validate ``url`` against the allowed schemes and hosts and find the repository owner."""
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    if scheme == "file":
-        if not settings.SKILLGATE_GIT_ALLOW_FILE_URLS:
-            raise SourceRejected("repo_url", "file:// repositories are not allowed here")
-        segments = [s for s in unquote(parts.path).split("/") if s]
-    elif scheme == "https":
-        if parts.username or parts.password:
-            raise SourceRejected("repo_url", "remove the credentials from the repository URL")
-        host = (parts.hostname or "").lower()
-        allowed = [h.lower() for h in settings.SKILLGATE_GIT_ALLOWED_HOSTS]
-        if host not in allowed:
-            raise SourceRejected(
-                "repo_url", f"host {host or '(none)'!r} is not allowed; use one of {allowed}"
-            )
-        if parts.port not in (None, 443):
-            raise SourceRejected("repo_url", "use the host's standard https port")
-        if parts.query or parts.fragment:
-            raise SourceRejected("repo_url", "remove the query string or fragment from the URL")
-        segments = [s for s in parts.path.split("/") if s]
-    else:
+    """Parse ``url`` strictly into (host, owner, repo): ``https://HOST/OWNER/REPO[.git]`` on an
+    allowed host, with no credentials, port (unless the allowed host names it), query,
+    fragment, percent-encoding, empty, ``.`` or ``..`` segment, and nothing after REPO."""
+    scheme, separator, rest = url.partition("://")
+    scheme = scheme.lower()
+    if not separator or scheme not in ("https", "file"):
         raise SourceRejected(
             "repo_url", f"scheme {scheme or '(none)'!r} is not allowed: use an https:// URL"
         )
-    if len(segments) < 2:
-        raise SourceRejected("repo_url", "the URL must name a repository as OWNER/REPO")
-    owner, name = segments[-2] if scheme == "file" else segments[0], segments[-1]
-    if not _OWNER.fullmatch(owner):
+    if not _URL_CHARS.fullmatch(rest):
+        raise SourceRejected(
+            "repo_url",
+            "give the repository as https://HOST/OWNER/REPO: plain ASCII letters, digits and "
+            "'._-~' only, without credentials, query, fragment or percent-encoding",
+        )
+    if scheme == "file":
+        return _parse_file_url(rest)
+    authority, _, path = rest.partition("/")
+    host = authority.lower()
+    allowed = [h.lower() for h in settings.SKILLGATE_GIT_ALLOWED_HOSTS]
+    if host not in allowed:
+        raise SourceRejected(
+            "repo_url", f"host {host or '(none)'!r} is not allowed; use one of {allowed}"
+        )
+    segments = path.split("/")
+    if len(segments) != 2:
+        raise SourceRejected(
+            "repo_url", "the URL must name a repository as https://HOST/OWNER/REPO, nothing more"
+        )
+    owner, repo = _checked_owner_and_repo(*segments)
+    return RepoLocation(host=host, owner=owner, repo=repo)
+
+
+def _parse_file_url(rest: str) -> RepoLocation:
+    if not settings.SKILLGATE_GIT_ALLOW_FILE_URLS:
+        raise SourceRejected("repo_url", "file:// repositories are not allowed here")
+    if not rest.startswith("/"):
+        raise SourceRejected("repo_url", "a file:// URL must hold an absolute path")
+    segments = rest[1:].split("/")
+    if len(segments) < 2 or any(s in ("", ".", "..") for s in segments):
+        raise SourceRejected("repo_url", "the path must be /…/OWNER/REPO without '.' or '..'")
+    owner, repo = _checked_owner_and_repo(*segments[-2:])
+    return RepoLocation(
+        host=FILE_HOST, owner=owner, repo=repo, file_root="/" + "/".join(segments[:-2])
+    )
+
+
+def _checked_owner_and_repo(owner: str, repo: str) -> tuple[str, str]:
+    if not _OWNER.fullmatch(owner) or owner.endswith("."):
         raise SourceRejected("repo_url", f"repository owner {owner!r} is not a valid name")
-    return RepoLocation(url=url.strip(), owner=owner.lower(), name=name.removesuffix(".git"))
+    repo = repo.removesuffix(".git")
+    if not _REPO.fullmatch(repo) or set(repo) == {"."}:
+        raise SourceRejected("repo_url", f"repository name {repo!r} is not a valid name")
+    return owner.lower(), repo
 
 
 def check_ref(ref: str) -> str:
-    if ref and (not _REF.fullmatch(ref) or ".." in ref or ref.endswith((".lock", "/"))):
+    """A branch, tag, full ref name or full commit id, as git accepts it (empty: the default
+    branch)."""
+    if ref and (
+        not _REF.fullmatch(ref)
+        or ".." in ref
+        or "//" in ref
+        or "/." in ref
+        or ref.endswith((".lock", "/", "."))
+    ):
         raise SourceRejected("ref", f"ref {ref!r} is not a valid branch, tag or commit name")
     return ref
 
 
+def check_skill_path(skill_path: str) -> str:
+    return checked_path("skill_path", skill_path) if skill_path else ""
+
+
 def fetch_skill(repo_url: str, skill_path: str, ref: str) -> FetchedSkill:
-    """Fetch the skill folder once and return its files as a bundle."""
+    """Resolve ``ref`` on the remote, fetch that commit once, and return the skill folder's
+    files as a bundle. Raises SourceRejected (the author must fix something), ContentTooLarge
+    or SourceUnavailable (the host failed or was too slow: try again)."""
     repo = parse_repo_url(repo_url)
     check_ref(ref)
-    if skill_path:
-        check_relative_path("skill_path", skill_path, max_length=settings.SKILLGATE_MAX_PATH_LENGTH)
+    skill_path = check_skill_path(skill_path)
     workdir = Path(tempfile.mkdtemp(prefix="skillgate-git-"))
     try:
-        git = _Git(workdir, allow_file=repo.url.lower().startswith("file:"))
+        git = _Git(workdir, allow_file=repo.host == FILE_HOST)
         git.run("init", "--quiet", "--bare", str(workdir / "repo"))
-        git.fetch(repo.url, ref or "HEAD")
+        resolved = _resolve(git, repo.url, ref)
+        git.fetch(repo.url, resolved.name or ref)
         commit = git.run("rev-parse", "FETCH_HEAD^{commit}").strip()
         entries = git.list_tree(skill_path)
         bundle = _read_bundle(git, entries, skill_path, ref or "the default branch")
-        return FetchedSkill(bundle=bundle, commit=commit, repo=repo)
+        return FetchedSkill(bundle=bundle, commit=commit, repo=repo, ref=resolved)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _resolve(git: _Git, url: str, ref: str) -> ResolvedRef:
+    """What ``ref`` is on the remote, from ``git ls-remote`` (annotated tags peeled)."""
+    patterns = ["HEAD"] if not ref else [ref, f"{ref}^{{}}"]
+    listing = git.run("ls-remote", "--symref", "--", url, *patterns)
+    tips: dict[str, str] = {}
+    head_target = ""
+    for line in listing.splitlines():
+        left, _, name = line.partition("\t")
+        if left.startswith("ref: "):
+            head_target = left.removeprefix("ref: ").strip()
+            continue
+        if name.endswith("^{}"):
+            tips[name.removesuffix("^{}")] = left
+        else:
+            tips.setdefault(name, left)
+    if not ref:
+        if head_target.startswith("refs/heads/") and "HEAD" in tips:
+            return ResolvedRef(RefKind.BRANCH, head_target, tips["HEAD"])
+        raise SourceRejected("ref", "the repository has no default branch: give a ref")
+    full = ref if ref.startswith("refs/") else ""
+    candidates = [full] if full else [f"refs/heads/{ref}", f"refs/tags/{ref}"]
+    found = [name for name in candidates if name in tips]
+    if len(found) > 1:
+        raise SourceRejected(
+            "ref",
+            f"ref {ref!r} is both a branch and a tag: give refs/heads/{ref} or refs/tags/{ref}",
+        )
+    if found:
+        name = found[0]
+        kind = (
+            RefKind.BRANCH
+            if name.startswith("refs/heads/")
+            else RefKind.TAG
+            if name.startswith("refs/tags/")
+            else RefKind.OTHER
+        )
+        return ResolvedRef(kind, name, tips[name])
+    if _COMMIT.fullmatch(ref):
+        return ResolvedRef(RefKind.COMMIT, "", "")
+    raise SourceRejected(
+        "ref",
+        f"ref {ref!r} was not found in the repository (give a branch, a tag, a full ref name "
+        "or a full commit id)",
+    )
 
 
 @dataclass(frozen=True)
@@ -159,21 +292,24 @@ def _read_bundle(git: _Git, entries: list[_Entry], skill_path: str, ref_label: s
     contents = git.read_blobs([e.object_id for e in blobs])
     files = []
     for entry in blobs:
-        relative = entry.path[len(prefix) :]
-        check_relative_path("skill_path", relative, max_length=settings.SKILLGATE_MAX_PATH_LENGTH)
+        relative = checked_path("skill_path", entry.path[len(prefix) :])
         file = BundleFile(relative, contents[entry.object_id])
         if file.text is None and Path(relative).suffix.lower() in _TEXT_SUFFIXES:
             raise SourceRejected("skill_path", f"{relative} is not valid UTF-8 text")
         files.append(file)
+    checked_bundle_paths("skill_path", [f.path for f in files])
     return Bundle(files)
 
 
 class _Git:
-    """Runs git with a scrubbed environment: no user or system config, no prompts."""
+    """Runs git with a scrubbed environment (no user or system config, no prompts) and one time
+    budget for the whole fetch. Each command runs in its own process group, so a timeout also
+    kills the transport helpers (``git-remote-https``) a hanging server keeps waiting."""
 
     def __init__(self, workdir: Path, *, allow_file: bool) -> None:
         self.repo = workdir / "repo"
         self.timeout = settings.SKILLGATE_GIT_TIMEOUT_S
+        self.deadline = time.monotonic() + self.timeout
         self.env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(workdir),
@@ -195,24 +331,38 @@ class _Git:
         git_dir = ["--git-dir", str(self.repo)] if self.repo.exists() else []
         return ["git", *self.config, *git_dir, *args]
 
+    def _timed_out(self, what: str) -> SourceUnavailable:
+        return SourceUnavailable(
+            f"{what} took longer than {self.timeout:g}s: the git host is slow or not answering",
+            timed_out=True,
+        )
+
     def run(self, *args: str, stdin: bytes | None = None) -> str:
         return self.run_bytes(*args, stdin=stdin).decode("utf-8", "replace")
 
     def run_bytes(self, *args: str, stdin: bytes | None = None) -> bytes:
-        try:
-            done = subprocess.run(
-                self._command(*args),
-                input=stdin,
-                capture_output=True,
-                env=self.env,
-                timeout=self.timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise SourceUnavailable(f"git {args[0]} timed out", timed_out=True) from exc
-        if done.returncode != 0:
-            raise SourceUnavailable(f"git {args[0]} failed: {_last_line(done.stderr)}")
-        return done.stdout
+        """Run one git command within the remaining budget; a failure of ``ls-remote`` (the
+        only other command that talks to the host) is classified like a fetch's."""
+        with subprocess.Popen(
+            self._command(*args),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            start_new_session=True,
+        ) as process:
+            try:
+                stdout, stderr = process.communicate(
+                    stdin, timeout=max(self.deadline - time.monotonic(), 0.01)
+                )
+            except subprocess.TimeoutExpired as exc:
+                _kill_group(process)
+                raise self._timed_out(f"git {args[0]}") from exc
+        if process.returncode != 0:
+            if args[0] == "ls-remote":
+                raise _classify_fetch_error(stderr.decode("utf-8", "replace"), args[-1])
+            raise SourceUnavailable(f"git {args[0]} failed: {_last_line(stderr)}")
+        return stdout
 
     def fetch(self, url: str, ref: str) -> None:
         """Shallow fetch, killed when it runs over the time or download-size limit."""
@@ -220,18 +370,18 @@ class _Git:
             "fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--", url, ref
         )
         with subprocess.Popen(
-            command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            command,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         ) as process:
-            deadline = time.monotonic() + self.timeout
             while process.poll() is None:
-                if time.monotonic() > deadline:
-                    process.kill()
-                    raise SourceUnavailable(
-                        f"fetching the repository took longer than {self.timeout:g}s",
-                        timed_out=True,
-                    )
+                if time.monotonic() > self.deadline:
+                    _kill_group(process)
+                    raise self._timed_out("fetching the repository")
                 if _tree_size(self.repo) > settings.SKILLGATE_GIT_MAX_REPO_BYTES:
-                    process.kill()
+                    _kill_group(process)
                     raise ContentTooLarge(
                         "repo_url",
                         f"the repository download exceeds "
@@ -284,6 +434,14 @@ def _classify_fetch_error(stderr: str, ref: str) -> Exception:
     return SourceUnavailable(
         f"could not fetch the repository: {(fatal or [_last_line(stderr.encode())])[0]}"
     )
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    process.wait()
 
 
 def _tree_size(path: Path) -> int:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from django.conf import settings
 
 from pipeline.sources.errors import ContentTooLarge, SourceRejected
-from pipeline.sources.paths import check_relative_path
+from pipeline.sources.paths import checked_bundle_paths, checked_path
 from registry.bundles import Bundle, BundleFile
 
 
@@ -21,8 +21,8 @@ def bundle_from_inline(files: Mapping[str, object]) -> Bundle:
         )
     bundle_files = []
     total = 0
-    for path, text in files.items():
-        check_relative_path("files", str(path), max_length=settings.SKILLGATE_MAX_PATH_LENGTH)
+    for raw_path, text in files.items():
+        path = checked_path("files", str(raw_path))
         if not isinstance(text, str):
             raise SourceRejected("files", f"{path}: the file content must be a text string")
         try:
@@ -32,7 +32,8 @@ def bundle_from_inline(files: Mapping[str, object]) -> Bundle:
                 "files", f"{path}: not valid UTF-8 text (unpaired surrogate at offset {exc.start})"
             ) from exc
         total += len(content)
-        bundle_files.append(BundleFile(str(path), content))
+        bundle_files.append(BundleFile(path, content))
+    checked_bundle_paths("files", [f.path for f in bundle_files])
     limit = settings.SKILLGATE_MAX_CONTENT_BYTES
     if total > limit:
         raise ContentTooLarge(

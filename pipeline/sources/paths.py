@@ -1,28 +1,27 @@
-"""Path rules shared by inline file names and git ``skill_path``: relative, forward slashes,
-no ``..``, nothing a filesystem or a zip extractor could be tricked by."""
+"""The skill format's path rules (``skillformat.paths``) as source errors the API answers with
+400, naming the request field and the path."""
 
 from __future__ import annotations
 
-import unicodedata
+from collections.abc import Iterable
+
+from django.conf import settings
 
 from pipeline.sources.errors import SourceRejected
+from skillformat.paths import UnsafePath, check_bundle_paths, safe_relative_path
 
 
-def check_relative_path(field: str, path: str, *, max_length: int) -> str:
-    """Return ``path`` unchanged if it is a safe relative path, else raise SourceRejected."""
-    if not path:
-        raise SourceRejected(field, "path is empty")
-    if len(path) > max_length:
-        raise SourceRejected(field, f"path {path[:40]!r}… is longer than {max_length} characters")
-    if "\\" in path:
-        raise SourceRejected(field, f"path {path!r} contains a backslash: use '/' separators")
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        raise SourceRejected(field, f"path {path!r} is absolute: give it relative to the skill")
-    if any(unicodedata.category(char).startswith("C") for char in path):
-        raise SourceRejected(field, f"path {path!r} contains control or invisible characters")
-    segments = path.split("/")
-    if any(segment in {"", ".", ".."} for segment in segments):
-        raise SourceRejected(
-            field, f"path {path!r} has an empty, '.' or '..' segment: paths must stay inside"
-        )
-    return path
+def checked_path(field: str, path: str) -> str:
+    """``path`` in NFC, or SourceRejected on ``field`` naming it."""
+    try:
+        return safe_relative_path(path, max_length=settings.SKILLGATE_MAX_PATH_LENGTH)
+    except UnsafePath as exc:
+        raise SourceRejected(field, exc.message) from exc
+
+
+def checked_bundle_paths(field: str, paths: Iterable[str]) -> None:
+    """SourceRejected on ``field`` when two paths collide on some filesystem."""
+    try:
+        check_bundle_paths(paths)
+    except UnsafePath as exc:
+        raise SourceRejected(field, exc.message) from exc

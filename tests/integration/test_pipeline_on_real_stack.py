@@ -7,7 +7,10 @@ import uuid
 
 import pytest
 
+from pipeline.sources.git import FILE_HOST
 from pipeline.states import State
+from registry import services as registry
+from registry.models import TrustedOrg
 from tests.integration.conftest import wait_for_state
 from tests.support.git_repos import file_url, make_repo
 from tests.support.skills import (
@@ -106,9 +109,11 @@ def test_a_doubtful_skill_waits_for_review(submit):
 
 
 def test_a_trusted_vendor_repository_takes_the_fast_path(submit, tmp_path, author):
+    org, _ = TrustedOrg.objects.get_or_create(host=FILE_HOST, name="anthropics")
+    registry.link_publisher(org, author, actor="test")
     repo = make_repo(
         tmp_path,
-        "Anthropics",
+        "anthropics",
         "skills",
         {"skills/pdf/SKILL.md": skill_md(f"pdf-{author.username[-6:]}")},
     )
@@ -119,5 +124,5 @@ def test_a_trusted_vendor_repository_takes_the_fast_path(submit, tmp_path, autho
         ("RECEIVED", "VENDOR_APPROVED", "vendor-auto-verify", "system"),
         ("VENDOR_APPROVED", "PUBLISHED", "publish-complete", "system"),
     ]
-    assert submission.events.get(to_state="VENDOR_APPROVED").metadata == {"org": "anthropics"}
-    assert not submission.scans.exists()
+    assert submission.events.get(to_state="VENDOR_APPROVED").metadata["org"] == "file/anthropics"
+    assert submission.scans.get(tier=1).verdict == "PASS"

@@ -1,15 +1,18 @@
-"""Git sources: one shallow fetch of real repositories (file:// as the tests allow)."""
+"""Git sources: strict repository URLs, refs resolved on the remote, one shallow fetch of real
+repositories (file:// as the tests allow), bounded in time even against a host that hangs."""
 
 from __future__ import annotations
 
-import json
+import subprocess
+import time
 
 import pytest
 
-from pipeline.sources.errors import ContentTooLarge, SourceRejected
-from pipeline.sources.git import fetch_skill, parse_repo_url
+from pipeline.sources.errors import ContentTooLarge, SourceRejected, SourceUnavailable
+from pipeline.sources.git import FILE_HOST, RefKind, fetch_skill, parse_repo_url
 from tests.support.git_repos import commit_files, file_url, git, make_repo
 from tests.support.skills import skill_md
+from tests.support.slow_git import HangingGitHost
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +26,7 @@ def _allow_file_urls(settings):
 def repo(tmp_path):
     return make_repo(
         tmp_path,
-        "SomeOrg",
+        "someorg",
         "skills",
         {
             "README.md": "repo readme",
@@ -43,7 +46,11 @@ def test_fetches_only_the_skill_folder_with_paths_relative_to_it(repo):
     ]
     assert fetched.bundle.get("assets/logo.png").text is None
     assert fetched.commit == git(repo, "rev-parse", "HEAD").strip()
-    assert fetched.repo.owner == "someorg"
+    assert (fetched.repo.host, fetched.repo.owner, fetched.repo.repo) == (
+        FILE_HOST,
+        "someorg",
+        "skills",
+    )
 
 
 def test_a_ref_selects_the_branch(repo):
@@ -54,6 +61,7 @@ def test_a_ref_selects_the_branch(repo):
     on_next = fetch_skill(file_url(repo), "skills/pdf", "next")
     assert "v2" not in on_main.bundle.get("SKILL.md").text
     assert "v2" in on_next.bundle.get("SKILL.md").text
+    assert on_next.ref.name == "refs/heads/next"
 
 
 def test_an_unknown_ref_says_so(repo):
@@ -115,35 +123,129 @@ def test_non_utf8_text_files_are_refused(tmp_path):
         fetch_skill(file_url(repo), "", "")
 
 
+def test_a_bundled_git_folder_is_refused_naming_the_path(tmp_path):
+    """Issue 9 item 7: files under a .git folder configure commands that git runs in the
+    installed skill (core.fsmonitor); a repository may carry such a folder under another name
+    only, so git sources are checked like inline uploads."""
+    repo = make_repo(tmp_path, "o", "r", {"SKILL.md": skill_md(), "x/.hg/hgrc": "[hooks]\n"})
+    with pytest.raises(SourceRejected, match=r"'x/\.hg/hgrc'.*version-control folder"):
+        fetch_skill(file_url(repo), "", "")
+
+
+# --- Issue 9 items 1 and 2: one strict parse into (host, owner, repo), fetched as rebuilt ----
+
+
 @pytest.mark.parametrize(
-    ("url", "owner"),
+    "url",
     [
-        ("https://github.com/Anthropics/skills", "anthropics"),
-        ("https://github.com/anthropics/skills.git", "anthropics"),
-        ("https://gitlab.com/group/sub/repo", "group"),
+        "https://github.com/anthropics/../attacker/evil-skill.git",
+        "https://github.com/anthropics/%2e%2e/attacker/evil-skill",
+        "https://github.com//anthropics/../../attacker/evil-skill",
+        "https://github.com/anthropics/./evil-skill",
+        "https://github.com/anthropics/evil-skill/../../attacker/x",
+        "https://github.com/anthropics/%65vil",
+        "https://anthropics@github.com/attacker/evil-skill",
+        "https://github.com/anthropics/skills?ref=x",
+        "https://github.com/anthropics/skills#main",
+        "https://github.com/anthropics/skills/",
+        "https://github.com/anthropics/..",
+        "https://github.com/./skills",
+        "https://github.com:8443/anthropics/skills",
+        "https://github.com./anthropics/skills",
+        "https://github.com/anthropics/skills\n",
+        "https://github.com/anthropics\\..\\attacker/x",
+        "https://gitlab.com/anthropics/sub/skills",
     ],
 )
-def test_the_owner_is_the_first_path_segment_lowercased(url, owner):
-    assert parse_repo_url(url).owner == owner
+def test_urls_that_could_mean_another_repository_are_refused(url):
+    with pytest.raises(SourceRejected) as raised:
+        parse_repo_url(url)
+    assert raised.value.field == "repo_url"
 
 
-def test_a_git_submission_through_the_api_records_its_commit(repo, make_user, client_for):
-    response = client_for(make_user()).post(
-        "/api/v1/submissions",
-        data=json.dumps({"repo_url": file_url(repo), "skill_path": "skills/pdf"}),
-        content_type="application/json",
-    )
-    assert response.status_code == 201, response.json()
-    body = response.json()
-    assert body["skill"] == {"owner": "someorg", "name": "pdf-tools"}
-    assert body["source"]["commit"] == git(repo, "rev-parse", "HEAD").strip()
+@pytest.mark.parametrize(
+    ("url", "host", "owner", "fetched"),
+    [
+        (
+            "https://github.com/Anthropics/skills",
+            "github.com",
+            "anthropics",
+            "https://github.com/anthropics/skills.git",
+        ),
+        (
+            "https://GitHub.com/anthropics/skills.git",
+            "github.com",
+            "anthropics",
+            "https://github.com/anthropics/skills.git",
+        ),
+        (
+            "https://gitlab.com/anthropics/skills",
+            "gitlab.com",
+            "anthropics",
+            "https://gitlab.com/anthropics/skills.git",
+        ),
+    ],
+)
+def test_the_url_git_fetches_is_rebuilt_from_host_owner_and_repo(url, host, owner, fetched):
+    location = parse_repo_url(url)
+    assert (location.host, location.owner, location.url) == (host, owner, fetched)
 
 
-def test_an_unknown_ref_through_the_api_is_a_400(repo, make_user, client_for):
-    response = client_for(make_user()).post(
-        "/api/v1/submissions",
-        data=json.dumps({"repo_url": file_url(repo), "ref": "v9"}),
-        content_type="application/json",
-    )
-    assert response.status_code == 400
-    assert "ref 'v9' was not found" in response.json()["errors"]["ref"][0]
+def test_a_port_is_allowed_only_when_the_allowed_host_names_it(settings):
+    settings.SKILLGATE_GIT_ALLOWED_HOSTS = ["git.example.org:8443"]
+    assert parse_repo_url("https://git.example.org:8443/o/r").host == "git.example.org:8443"
+    with pytest.raises(SourceRejected):
+        parse_repo_url("https://git.example.org/o/r")
+
+
+# --- Issue 9 item 3: what the ref names on the remote ----------------------------------------
+
+
+def test_refs_are_resolved_to_branches_tags_or_something_else(repo):
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "tag", "--annotate", "v1", "-m", "v1")
+    git(repo, "update-ref", "refs/pull/7/head", "HEAD")
+    url = file_url(repo)
+    cases = {
+        "": (RefKind.BRANCH, "refs/heads/main"),
+        "main": (RefKind.BRANCH, "refs/heads/main"),
+        "v1": (RefKind.TAG, "refs/tags/v1"),
+        "refs/pull/7/head": (RefKind.OTHER, "refs/pull/7/head"),
+        head: (RefKind.COMMIT, ""),
+    }
+    for ref, (kind, name) in cases.items():
+        fetched = fetch_skill(url, "skills/pdf", ref)
+        assert (fetched.ref.kind, fetched.ref.name) == (kind, name), ref
+        assert fetched.commit == head
+        assert fetched.is_tip_of_branch_or_tag == (kind in (RefKind.BRANCH, RefKind.TAG)), ref
+
+
+def test_a_name_that_is_both_a_branch_and_a_tag_must_be_spelled_out(repo):
+    git(repo, "branch", "release")
+    git(repo, "tag", "release")
+    with pytest.raises(SourceRejected, match="both a branch and a tag"):
+        fetch_skill(file_url(repo), "skills/pdf", "release")
+    assert fetch_skill(file_url(repo), "skills/pdf", "refs/tags/release").ref.kind == RefKind.TAG
+
+
+# --- Issue 9 item 13: a host that accepts and never answers ---------------------------------
+
+
+def test_a_hanging_git_host_costs_at_most_the_time_limit_and_leaves_no_process(settings):
+    server = HangingGitHost().start()
+    settings.SKILLGATE_GIT_ALLOWED_HOSTS = [server.host]
+    settings.SKILLGATE_GIT_TIMEOUT_S = 1.5
+    try:
+        started = time.monotonic()
+        with pytest.raises(SourceUnavailable) as raised:
+            fetch_skill(server.url(), "", "")
+        elapsed = time.monotonic() - started
+    finally:
+        server.stop()
+    assert raised.value.status_code == 504
+    assert server.accepted >= 1
+    assert elapsed < 5, elapsed
+    leftovers = subprocess.run(
+        ["pgrep", "-f", f"git-remote-https.*{server.host}"], capture_output=True, text=True
+    ).stdout
+    assert leftovers == ""

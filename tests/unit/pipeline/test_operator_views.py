@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
@@ -13,10 +14,12 @@ from rest_framework.test import APIClient
 
 from config.celery import ALL_QUEUES
 from pipeline.models import DeadLetter, Submission
+from pipeline.roles import OPERATORS_GROUP
 from pipeline.services import steps
 from pipeline.services.attempts import StepContext
 from pipeline.services.timeouts import record_timeout
 from pipeline.states import State
+from reviews.roles import REVIEWERS_GROUP
 from tests.support.rabbitmq import fresh_vhost
 from tests.unit.pipeline.factories import submission_in
 
@@ -25,7 +28,10 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def staff(make_user, client_for):
-    return client_for(make_user("operator", staff=True))
+    """An operator: staff in the Operators group."""
+    operator = make_user("operator", staff=True)
+    operator.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    return client_for(operator)
 
 
 def stall(submission: Submission, minutes: float) -> None:
@@ -51,15 +57,50 @@ def test_the_author_sees_a_staleness_warning_after_three_minutes(make_user, clie
     assert staleness["stale_since"]
 
 
-def test_operator_endpoints_are_staff_only(make_user, client_for):
+def test_operator_endpoints_are_for_operators_only(make_user, client_for):
+    """Issue 9 item 11: reviewers are staff (to use the admin) but no operators."""
     author = client_for(make_user())
+    reviewer = make_user("rita", staff=True)
+    reviewer.groups.add(Group.objects.get(name=REVIEWERS_GROUP))
+    reviewer_api = client_for(reviewer)
+    letter = DeadLetter.objects.create(reason=DeadLetter.Reason.POISON, payload={"secret": 1})
     for url in (
         "/api/v1/admin/queue/status",
         "/api/v1/admin/queue/metrics",
         "/api/v1/admin/dead-letters",
+        f"/api/v1/admin/dead-letters/{letter.pk}",
     ):
         assert APIClient().get(url).status_code == 401
         assert author.get(url).status_code == 403
+        assert reviewer_api.get(url).status_code == 403, url
+    assert reviewer_api.post(f"/api/v1/admin/dead-letters/{letter.pk}/replay").status_code == 403
+
+
+def test_reviewers_see_others_submissions_only_through_the_review_queue(
+    make_user, client_for, staff
+):
+    mine = submission_in(State.RECEIVED, make_user("alice"))
+    reviewer = make_user("rita", staff=True)
+    reviewer.groups.add(Group.objects.get(name=REVIEWERS_GROUP))
+    reviewer_api = client_for(reviewer)
+    assert reviewer_api.get("/api/v1/submissions").json()["results"] == []
+    assert reviewer_api.get(f"/api/v1/submissions/{mine.pk}").status_code == 404
+    assert [s["id"] for s in staff.get("/api/v1/submissions").json()["results"]] == [str(mine.pk)]
+    admin = Client()
+    admin.force_login(reviewer)
+    assert admin.get("/admin/pipeline/submission/").status_code == 403
+    assert admin.get("/admin/pipeline/deadletter/").status_code == 403
+
+
+def test_a_reader_of_dead_letters_cannot_replay_them(make_user, client_for):
+    reader = make_user("reader", staff=True)
+    reader.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_operations", "view_deadletter"])
+    )
+    letter = DeadLetter.objects.create(reason=DeadLetter.Reason.POISON)
+    api = client_for(reader)
+    assert api.get(f"/api/v1/admin/dead-letters/{letter.pk}").status_code == 200
+    assert api.post(f"/api/v1/admin/dead-letters/{letter.pk}/replay").status_code == 403
 
 
 def test_queue_status_lists_stale_submissions_and_which_are_stuck_with_budget(make_user, staff):

@@ -61,16 +61,16 @@ def test_a_tier1_failure_is_final_and_explains_itself(make_user):
     assert not submission.scans.filter(tier=2).exists()
 
 
-def test_vendor_repositories_skip_scanning(make_user):
+def test_a_trusted_owner_name_alone_does_not_open_the_vendor_path(make_user):
+    """The vendor path needs a source verified at intake (tests/unit/pipeline/
+    test_vendor_path.py), not an owner that happens to be a trusted organisation's name."""
     submission = submission_in(State.RECEIVED, make_user(), repo_url="https://github.com/x/y")
-    submission.skill_owner = "OpenAI"
+    submission.skill_owner = "openai"
     submission.save(update_fields=["skill_owner"])
     run_all(submission.pk)
     submission.refresh_from_db()
-    assert [e[1] for e in trail(submission)] == ["RECEIVED", "VENDOR_APPROVED", "PUBLISHED"]
-    assert submission.events.get(to_state="VENDOR_APPROVED").metadata == {"org": "OpenAI"}
-    assert submission.published_version.channel == SkillVersion.Channel.VENDOR
-    assert not submission.scans.exists()
+    assert [e[1] for e in trail(submission)][:3] == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING"]
+    assert submission.published_version.channel == SkillVersion.Channel.AUTOMATIC
 
 
 def test_inline_submissions_never_take_the_vendor_path(make_user):

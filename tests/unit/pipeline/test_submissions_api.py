@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
 from pipeline.models import Submission, SubmissionStateEvent
+from pipeline.roles import OPERATORS_GROUP
 from registry.models import BundleSnapshot
 from tests.support.skills import benign_files, skill_md
 
@@ -58,10 +60,12 @@ def test_writes_need_a_token():
     assert "credentials" in response.json()["detail"].lower()
 
 
-def test_a_submission_is_visible_to_its_submitter_and_staff_only(api, make_user, client_for):
+def test_a_submission_is_visible_to_its_submitter_and_operators_only(api, make_user, client_for):
     submission_id = post(api, {"files": benign_files()}).json()["id"]
-    stranger = client_for(make_user("mallory"))
-    staff = client_for(make_user("sam", staff=True))
+    stranger = client_for(make_user("mallory", staff=True))
+    operator = make_user("sam", staff=True)
+    operator.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    staff = client_for(operator)
     assert api.get(f"{URL}/{submission_id}").status_code == 200
     assert stranger.get(f"{URL}/{submission_id}").status_code == 404
     assert stranger.get(f"{URL}/{submission_id}/events").status_code == 404
@@ -107,8 +111,8 @@ def test_transitions_lists_the_reachable_states(api):
         ({"files": {"README.md": "hi"}}, "files", "SKILL.md is missing"),
         ({"files": {"SKILL.md": "no front matter"}}, "files", "front matter"),
         ({"files": {"SKILL.md": "---\nname: [unclosed\n---\n"}}, "files", "not valid YAML"),
-        ({"files": {"SKILL.md": "---\nname: x\n---\nbody"}}, "files", "lacks description"),
-        ({"files": {"SKILL.md": "---\ndescription: d\n---\n"}}, "files", "lacks name"),
+        ({"files": {"SKILL.md": "---\nname: x\n---\nbody"}}, "files", "lacks a 'description'"),
+        ({"files": {"SKILL.md": "---\ndescription: d\n---\n"}}, "files", "lacks a 'name'"),
         ({"files": {"SKILL.md": skill_md("Bad_Name")}}, "files", "name 'Bad_Name' is invalid"),
         ({"files": {"SKILL.md": skill_md("a" * 65)}}, "files", "is invalid"),
         ({"files": {"SKILL.md": skill_md(), "../escape.py": "x"}}, "files", "'..'"),

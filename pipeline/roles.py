@@ -1,0 +1,58 @@
+"""Operators: the one permission model for running the pipeline, in the admin and the API.
+
+Operators see every submission, the queue status and metrics, dead letters (and replay them),
+manage trusted organisations and their publishers, and see and clear login lockouts. Reviewers
+are staff too (the admin is their workplace) but get none of this: they see submissions only
+through their review queue. Every check is a Django permission, so the admin and the API agree.
+"""
+
+from __future__ import annotations
+
+from django.apps.registry import Apps
+
+OPERATORS_GROUP = "Operators"
+
+VIEW_OPERATIONS = "pipeline.view_operations"
+VIEW_ALL_SUBMISSIONS = "pipeline.view_submission"
+VIEW_DEAD_LETTERS = "pipeline.view_deadletter"
+REPLAY_DEAD_LETTERS = "pipeline.change_deadletter"
+
+OPERATOR_PERMISSIONS: tuple[str, ...] = (
+    VIEW_OPERATIONS,
+    VIEW_ALL_SUBMISSIONS,
+    VIEW_DEAD_LETTERS,
+    REPLAY_DEAD_LETTERS,
+    "pipeline.view_submissionstateevent",
+    "pipeline.view_scanresult",
+    "pipeline.view_processingattempt",
+    "pipeline.view_timeoutbucket",
+    "registry.view_skill",
+    "registry.view_skillversion",
+    "registry.view_bundlesnapshot",
+    "registry.view_trustedorg",
+    "registry.add_trustedorg",
+    "registry.change_trustedorg",
+    "registry.delete_trustedorg",
+    "registry.view_publishermembership",
+    "registry.add_publishermembership",
+    "registry.delete_publishermembership",
+    "registry.view_publishermembershipevent",
+    "axes.view_accessattempt",
+    "axes.delete_accessattempt",
+    "axes.view_accessfailurelog",
+    "axes.view_accesslog",
+)
+
+
+def sync_operators_group(apps: Apps) -> None:
+    """Create the group with exactly OPERATOR_PERMISSIONS (takes the migration's registry)."""
+    group_model = apps.get_model("auth", "Group")
+    permission_model = apps.get_model("auth", "Permission")
+    group, _ = group_model.objects.get_or_create(name=OPERATORS_GROUP)
+    wanted = []
+    for dotted in OPERATOR_PERMISSIONS:
+        app_label, codename = dotted.split(".", 1)
+        wanted.append(
+            permission_model.objects.get(content_type__app_label=app_label, codename=codename)
+        )
+    group.permissions.set(wanted)
