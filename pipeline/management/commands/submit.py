@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pipeline.explanations import deciding_reasons
 from pipeline.models import Submission
 from pipeline.services.submissions import SubmissionRequest, create_submission
-from pipeline.sources.errors import SourceRejected, SourceUnavailable
+from pipeline.sources.errors import SourceRejected
 from pipeline.sources.folder import files_from_folder
 from pipeline.states import REVIEW_STATES, TERMINAL_STATES, State
 from registry.services import NameTaken
@@ -49,11 +49,12 @@ class Command(BaseCommand):
         except (SourceRejected, NameTaken) as exc:
             field = getattr(exc, "field", "")
             raise CommandError(f"rejected: {field + ': ' if field else ''}{exc}") from exc
-        except SourceUnavailable as exc:
-            raise CommandError(f"could not fetch the skill: {exc.message}") from exc
-        self.stdout.write(
-            f"submitted {submission.skill_owner}/{submission.skill_name} as {submission.pk}"
+        what = (
+            f"{submission.skill_owner}/{submission.skill_name}"
+            if submission.skill_name
+            else f"{source} (the worker fetches it and reads its name)"
         )
+        self.stdout.write(f"submitted {what} as {submission.pk}")
         if options["wait"]:
             self._follow(submission, float(options["timeout"]))  # type: ignore[arg-type]
 

@@ -58,7 +58,9 @@ def test_stuck_follows_the_setting(moving_stale_and_stuck, settings):
 
 def test_submissions_waiting_for_people_or_finished_are_neither(make_user):
     for state in (State.NEEDS_REVIEW, State.TIER3_REVIEW, State.PUBLISHED, State.REJECTED):
-        without_progress_for(submission_in(state, make_user(f"u-{state}"), name=state.lower()), 60)
+        without_progress_for(
+            submission_in(state, make_user(f"u-{state}"), name=state.lower().replace("_", "-")), 60
+        )
     now = timezone.now()
     assert names(selectors.stale_submissions(now)) == set()
     assert names(selectors.stuck_submissions(now)) == set()
