@@ -1,14 +1,16 @@
 """The data that flows between the graders and the pipeline.
 
-Everything here is a frozen value with ``to_dict()`` so the pipeline can store it as JSON and a
-reviewer can read it back without the grading code.
+Everything here is a frozen value with ``to_dict()`` and ``from_dict()``: the pipeline stores
+results as JSON and anyone (a reviewer's page, a re-scan campaign) reads them back through the
+same codec, without hand-written JSON handling. ``from_dict`` accepts dicts written by earlier
+versions: a key they lack takes its default, a key it does not know is ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Protocol, TypeVar
 
 SkillFiles = Mapping[str, str | bytes]
 """A bundle as the graders see it: path → text, or bytes for a binary file."""
@@ -18,10 +20,23 @@ SEVERITY_ORDER: dict[str, int] = {"info": 0, "low": 1, "medium": 2, "high": 3, "
 Confidence = Literal["low", "medium", "high"]
 CONFIDENCE_ORDER: dict[str, int] = {"low": 0, "medium": 1, "high": 2}
 
+_T = TypeVar("_T")
+
+
+def _known(cls: type[_T], data: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of ``data`` that are fields of ``cls`` (older or newer writers tolerated)."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return {key: value for key, value in data.items() if key in names}
+
 
 @dataclass(frozen=True)
 class Finding:
-    """One rule hit. ``line``/``column`` are 1-based positions in the original file."""
+    """One rule hit. ``line``/``column`` are 1-based positions in the original file.
+
+    ``span`` names the kind of text the hit was in (``instruction``, ``shipped_code``,
+    ``discussion``, ``example``, ``detection``, ``negation``; see ``grading.tier1.spans``); empty
+    for skill-level findings and for findings stored before spans existed.
+    """
 
     rule_id: str
     category: str
@@ -33,9 +48,14 @@ class Finding:
     snippet: str
     message: str
     remediation: str = ""
+    span: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        return cls(**_known(cls, data))
 
 
 @dataclass(frozen=True)
@@ -46,6 +66,8 @@ class Tier1Report:
     privileges: tuple[str, ...]
     engine_version: str
     duration_ms: float
+    catalogue_version: str = ""
+    """Content hash of the rules and data the engine read (``grading.tier1.catalogue_version``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,7 +77,15 @@ class Tier1Report:
             "privileges": list(self.privileges),
             "engine_version": self.engine_version,
             "duration_ms": self.duration_ms,
+            "catalogue_version": self.catalogue_version,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Tier1Report:
+        known = _known(cls, data)
+        known["findings"] = tuple(Finding.from_dict(f) for f in data.get("findings", ()))
+        known["privileges"] = tuple(data.get("privileges", ()))
+        return cls(**known)
 
 
 @dataclass(frozen=True)
@@ -67,11 +97,20 @@ class Concern:
     evidence: str
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Concern:
+        return cls(**_known(cls, data))
 
 
 @dataclass(frozen=True)
 class Judgement:
+    """A judge's verdict. ``judge_version`` names provider, model and weights or prompt version
+    (the judge's ``version``), so a stored verdict says exactly what produced it; the heuristic
+    judge lists in ``notes["contributions"]`` the features, findings and weights behind its
+    score."""
+
     score: int
     verdict: Literal["PASS", "CONCERNS", "FAIL"]
     concerns: tuple[Concern, ...]
@@ -82,6 +121,7 @@ class Judgement:
     prompt_version: str
     duration_ms: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
+    judge_version: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,13 +135,27 @@ class Judgement:
             "prompt_version": self.prompt_version,
             "duration_ms": self.duration_ms,
             "notes": dict(self.notes),
+            "judge_version": self.judge_version,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Judgement:
+        known = _known(cls, data)
+        known["concerns"] = tuple(Concern.from_dict(c) for c in data.get("concerns", ()))
+        known["criteria"] = dict(data.get("criteria", {}))
+        known["notes"] = dict(data.get("notes", {}))
+        return cls(**known)
 
 
 class Judge(Protocol):
-    """A Tier 2 judge. Raises a ``grading.errors.JudgeError`` subclass when it cannot judge."""
+    """A Tier 2 judge. Raises a ``grading.errors.JudgeError`` subclass when it cannot judge.
+
+    ``version`` names provider, model and weights or prompt version (``heuristic/weights-…``,
+    ``openai/<model>/prompt-…``): a stored verdict is stale when it differs.
+    """
 
     provider: str
+    version: str
 
     def judge(self, files: SkillFiles, tier1: Tier1Report) -> Judgement: ...
 

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
+from grading.taxonomy import INJECTION_CATEGORIES
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding
-
-INJECTION_CATEGORIES = frozenset(
-    {"instruction_override", "tool_poisoning", "invisible_unicode", "prompt_injection", "jailbreak"}
-)
-"""Evidence that the skill tries to steer the agent (or the judge) against its instructions."""
 
 
 def is_injection(finding: Finding) -> bool:

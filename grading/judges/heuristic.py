@@ -37,6 +37,7 @@ import time
 from collections.abc import Iterable
 
 from grading.judges.common import is_injection, verdict_for
+from grading.taxonomy import CRITERIA
 from grading.types import Concern, Finding, Judgement, SkillFiles, Tier1Report
 
 PROMPT_VERSION = "heuristic/1.1"
@@ -44,36 +45,6 @@ POINTS = {"critical": 60, "high": 30, "medium": 12, "low": 4, "info": 0}
 CORROBORATION = 10
 MAX_CORROBORATING_GROUPS = 3
 CERTAINTY = {"high": 1.0, "medium": 0.8, "low": 0.5}
-CRITERIA: dict[str, frozenset[str]] = {
-    "instruction_integrity": frozenset(
-        {
-            "instruction_override",
-            "tool_poisoning",
-            "invisible_unicode",
-            "capability_inflation",
-            "social_engineering",
-        }
-    ),
-    "transparency": frozenset(
-        {"concealment", "obfuscation", "intent_mismatch", "metadata", "output_tampering"}
-    ),
-    "data_protection": frozenset(
-        {"credential_access", "env_harvesting", "exfiltration", "hardcoded_secrets"}
-    ),
-    "execution_safety": frozenset(
-        {
-            "remote_fetch_execute",
-            "suspicious_download",
-            "code_injection",
-            "reverse_shell",
-            "cryptomining",
-        }
-    ),
-    "system_safety": frozenset(
-        {"destructive_commands", "privilege_escalation", "persistence", "excessive_agency"}
-    ),
-    "supply_chain": frozenset({"supply_chain", "file_integrity"}),
-}
 _CERTAINTY_AS_CONFIDENCE = {"high": 0.9, "medium": 0.7, "low": 0.5}
 
 
@@ -87,6 +58,7 @@ class HeuristicJudge:
     def __init__(self, pass_min: int = 80, concerns_min: int = 60) -> None:
         self.pass_min = pass_min
         self.concerns_min = concerns_min
+        self.version = f"heuristic/formula-{PROMPT_VERSION.rsplit('/', 1)[-1]}"
 
     def judge(self, files: SkillFiles, tier1: Tier1Report) -> Judgement:
         started = time.perf_counter()
@@ -114,6 +86,7 @@ class HeuristicJudge:
             model="tier1-evidence",
             prompt_version=PROMPT_VERSION,
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            judge_version=self.version,
             notes={
                 "injection_cap": capped,
                 "rules_penalised": len(ranked),

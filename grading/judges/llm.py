@@ -31,9 +31,10 @@ from grading.errors import (
     JudgeTimeout,
     JudgeUnreachable,
 )
-from grading.judges.common import INJECTION_CATEGORIES, is_injection, verdict_for
+from grading.judges.common import is_injection, verdict_for
 from grading.judges.prompt import OUTPUT_SCHEMA, PROMPT_VERSION, build_messages
 from grading.judges.validation import ModelAnswer, parse_answer
+from grading.taxonomy import INJECTION_CATEGORIES
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Judgement, SkillFiles, Tier1Report
 
 MAX_OUTPUT_TOKENS = 2000
@@ -53,6 +54,7 @@ class OpenAICompatibleJudge:
         concerns_min: int = 60,
     ) -> None:
         self.model = model
+        self.version = f"{self.provider}/{model}/prompt-{PROMPT_VERSION.rsplit('/', 1)[-1]}"
         self.pass_min = pass_min
         self.concerns_min = concerns_min
         self._client = openai.OpenAI(
@@ -75,6 +77,7 @@ class OpenAICompatibleJudge:
             model=completion.model or self.model,
             prompt_version=PROMPT_VERSION,
             duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            judge_version=self.version,
             notes={
                 "model_score": answer.score,
                 "model_verdict": answer.verdict,

@@ -16,7 +16,7 @@ import json
 import secrets
 from typing import Any
 
-from grading.judges.heuristic import CRITERIA
+from grading.taxonomy import CRITERIA_NAMES
 from grading.tier1.files import is_markdown
 from grading.tier1.normalise import normalise, visible
 from grading.types import SEVERITY_ORDER, SkillFiles, Tier1Report
@@ -57,7 +57,6 @@ criteria (one 0-100 score per criterion), confidence (0.0-1.0).
 """
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
-CRITERIA_NAMES = tuple(CRITERIA)
 
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from grading.errors import JudgeOutputInvalid
-from grading.judges.prompt import CRITERIA_NAMES, SEVERITIES
+from grading.judges.prompt import SEVERITIES
+from grading.taxonomy import CRITERIA_NAMES
 from grading.types import Concern
 
 MAX_CONCERNS = 50

@@ -1,5 +1,6 @@
 """Tier 1: deterministic rules over every file of a bundle."""
 
+from grading.tier1.catalogue import catalogue_version
 from grading.tier1.engine import ENGINE_VERSION, scan
 
-__all__ = ["ENGINE_VERSION", "scan"]
+__all__ = ["ENGINE_VERSION", "catalogue_version", "scan"]

@@ -26,6 +26,7 @@ repeated atom. The loader rejects anything else, and a test runs every rule on p
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,47 +35,18 @@ from typing import Any
 
 import yaml
 
+from grading.taxonomy import CATEGORIES
 from grading.tier1.files import expand_kinds
 from grading.tier1.index import key_token, key_tokens
 from grading.tier1.limits import MAX_FILE_CHARS
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 RULES_DIR = Path(__file__).with_name("rules")
+DATA_DIR = Path(__file__).with_name("data")
 MAX_BOUND = 400
 DEFAULT_WINDOW = (160, 400)
 """How far (characters before, after) from a keyword occurrence a match may extend; a rule
 whose patterns reach further (multi-line ones) declares its own ``window``."""
-
-CATEGORIES = frozenset(
-    {
-        "instruction_override",
-        "concealment",
-        "invisible_unicode",
-        "obfuscation",
-        "remote_fetch_execute",
-        "suspicious_download",
-        "credential_access",
-        "env_harvesting",
-        "exfiltration",
-        "reverse_shell",
-        "code_injection",
-        "destructive_commands",
-        "privilege_escalation",
-        "persistence",
-        "hardcoded_secrets",
-        "tool_poisoning",
-        "capability_inflation",
-        "excessive_agency",
-        "supply_chain",
-        "cryptomining",
-        "social_engineering",
-        "output_tampering",
-        "intent_mismatch",
-        "metadata",
-        "capability",
-        "file_integrity",
-    }
-)
 
 _EXAMPLE_FRONTMATTER = (
     "---\nname: example-skill\ndescription: An example skill for rule tests.\n---\n"
@@ -141,6 +113,23 @@ class Catalogue:
 
 class CatalogueError(ValueError):
     """A rule file is malformed; raised at load time so a bad rule never ships silently."""
+
+
+@lru_cache(maxsize=1)
+def catalogue_version() -> str:
+    """``tier1-<12 hex>``: a content hash of every rule file and every data file the engine reads.
+
+    It changes whenever a rule, a threshold table or a word list changes, so a stored Tier 1
+    result can be recognised as produced by an older catalogue (and re-scanned).
+    """
+    digest = hashlib.sha256()
+    for path in sorted([*RULES_DIR.glob("*.yaml"), *DATA_DIR.glob("*")]):
+        if path.is_file():
+            digest.update(f"{path.parent.name}/{path.name}".encode())
+            digest.update(b"\0")
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+    return f"tier1-{digest.hexdigest()[:12]}"
 
 
 @lru_cache(maxsize=1)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 
-from grading.tier1.catalogue import Catalogue, load_catalogue
+from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
 from grading.tier1.findings import Collector, is_blocking
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
@@ -63,6 +63,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         privileges=privileges,
         engine_version=ENGINE_VERSION,
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        catalogue_version=catalogue_version(),
     )
 
 

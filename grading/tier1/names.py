@@ -26,6 +26,11 @@ def well_known() -> frozenset[str]:
     return frozenset(line.strip().lower() for line in lines if line.strip() and line[0] != "#")
 
 
+@lru_cache(maxsize=1)
+def _sorted_known(known: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(known))
+
+
 def imitated(name: str) -> str | None:
     """The well-known name (or name part) that ``name`` looks like a typo of, if any."""
     known = well_known()
@@ -45,7 +50,7 @@ def imitated(name: str) -> str | None:
 def _near_miss(token: str, known: frozenset[str]) -> str | None:
     if len(token) < _MIN_LENGTH or _is_known(token, known):
         return None
-    for candidate in known:
+    for candidate in _sorted_known(known):  # sorted: the name reported must not vary by run
         if abs(len(candidate) - len(token)) <= 1 and is_typo_of(token, candidate):
             return candidate
     return None

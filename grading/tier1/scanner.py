@@ -123,25 +123,21 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     clipped to each view's own regions; views sharing one text (an HTML file read as prose and as
     JavaScript, decoded data read as every kind) are matched once.
     """
-    by_kind: dict[str, list[View]] = {}
-    for view in views:
-        by_kind.setdefault(view.kind, []).append(view)
     markdown = is_markdown(file.path)
-    for rule in context.catalogue.rules_for(frozenset(by_kind)):
+    for rule in context.catalogue.rules_for(frozenset(view.kind for view in views)):
         if markdown and not rule.in_markdown:
             continue
         file_windows = index.windows(rule)
         if not file_windows:
             continue
         done: set[int] = set()
-        for kind in rule.kinds & by_kind.keys():
-            for view in by_kind[kind]:
-                if id(view.text) in done:
-                    continue
-                done.add(id(view.text))
-                windows = _within(file_windows, view.regions())
-                if windows and not _run_rule(file, view, rule, windows, context):
-                    return
+        for view in views:  # in the file's own order: hits kept per rule must not vary by run
+            if view.kind not in rule.kinds or id(view.text) in done:
+                continue
+            done.add(id(view.text))
+            windows = _within(file_windows, view.regions())
+            if windows and not _run_rule(file, view, rule, windows, context):
+                return
 
 
 def _run_rule(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from grading.judges.heuristic import CRITERIA, HeuristicJudge
+from grading.judges.heuristic import HeuristicJudge
+from grading.taxonomy import CRITERIA
 from grading.types import Finding, Tier1Report
 
 

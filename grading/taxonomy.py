@@ -1,0 +1,94 @@
+"""The threat taxonomy every grader shares: categories, the criteria that group them, and the
+categories that count as prompt injection.
+
+One module so that Tier 1's rules, the heuristic judge, the LLM judge's output schema and the
+injection cap cannot drift apart: before, the LLM schema borrowed the criteria from the heuristic
+judge and the two judges disagreed on which categories were injection.
+"""
+
+from __future__ import annotations
+
+THREAT_CATEGORIES: frozenset[str] = frozenset(
+    {
+        "instruction_override",
+        "concealment",
+        "invisible_unicode",
+        "obfuscation",
+        "remote_fetch_execute",
+        "suspicious_download",
+        "credential_access",
+        "env_harvesting",
+        "exfiltration",
+        "reverse_shell",
+        "code_injection",
+        "destructive_commands",
+        "privilege_escalation",
+        "persistence",
+        "hardcoded_secrets",
+        "tool_poisoning",
+        "capability_inflation",
+        "excessive_agency",
+        "supply_chain",
+        "cryptomining",
+        "social_engineering",
+        "output_tampering",
+        "intent_mismatch",
+    }
+)
+"""Categories of evidence that a skill may harm its user: what the judges weigh."""
+
+HYGIENE_CATEGORIES: frozenset[str] = frozenset({"metadata", "capability", "file_integrity"})
+"""Categories Tier 1 reports for the reviewer that are not evidence of harm on their own: format
+problems of the manifest, what the code *can* do (fed to correlation), files not scanned."""
+
+CATEGORIES: frozenset[str] = THREAT_CATEGORIES | HYGIENE_CATEGORIES
+"""Every category a Tier 1 rule may carry."""
+
+CRITERIA: dict[str, frozenset[str]] = {
+    "instruction_integrity": frozenset(
+        {
+            "instruction_override",
+            "tool_poisoning",
+            "invisible_unicode",
+            "capability_inflation",
+            "social_engineering",
+        }
+    ),
+    "transparency": frozenset(
+        {"concealment", "obfuscation", "intent_mismatch", "metadata", "output_tampering"}
+    ),
+    "data_protection": frozenset(
+        {"credential_access", "env_harvesting", "exfiltration", "hardcoded_secrets"}
+    ),
+    "execution_safety": frozenset(
+        {
+            "remote_fetch_execute",
+            "suspicious_download",
+            "code_injection",
+            "reverse_shell",
+            "cryptomining",
+        }
+    ),
+    "system_safety": frozenset(
+        {"destructive_commands", "privilege_escalation", "persistence", "excessive_agency"}
+    ),
+    "supply_chain": frozenset({"supply_chain", "file_integrity"}),
+}
+"""The per-criterion scores every judge returns, each over a group of categories."""
+
+CRITERIA_NAMES: tuple[str, ...] = tuple(CRITERIA)
+
+INJECTION_CATEGORIES: frozenset[str] = frozenset(
+    {"instruction_override", "tool_poisoning", "invisible_unicode", "prompt_injection", "jailbreak"}
+)
+"""Evidence that the skill tries to steer the agent (or the judge) against its instructions.
+``prompt_injection`` and ``jailbreak`` are the names an LLM judge reports; the others are Tier 1's.
+Any judge caps its score below auto-approval on such evidence."""
+
+
+def criterion_of(category: str) -> str | None:
+    """The criterion a category belongs to, or None (capability notes belong to none)."""
+    for name, categories in CRITERIA.items():
+        if category in categories:
+            return name
+    return None
