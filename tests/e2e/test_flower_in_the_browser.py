@@ -28,7 +28,12 @@ BIN = Path(sys.executable).parent
 class DemoFleet:
     flower_url: str
     password: str
-    log: ManagedProcess
+    process: ManagedProcess
+    log_start: int
+
+    def log(self) -> str:
+        """This run's lines of the (appended) log."""
+        return self.process.log()[self.log_start :]
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +61,11 @@ def demo_fleet(live_db, tmp_path_factory) -> Iterator[DemoFleet]:
              "web", "worker", "flower", "demo"],
             env,
         )  # fmt: skip
+        log_start = len(honcho.log())
         honcho.start()
         try:
-            honcho.wait_for_log("Skillgate is ready", timeout=180)
-            yield DemoFleet(f"http://127.0.0.1:{flower_port}", password, honcho)
+            honcho.wait_for_log("Skillgate is ready", timeout=180, after=log_start)
+            yield DemoFleet(f"http://127.0.0.1:{flower_port}", password, honcho, log_start)
         finally:
             honcho.stop()
 
@@ -67,7 +73,7 @@ def demo_fleet(live_db, tmp_path_factory) -> Iterator[DemoFleet]:
 def test_flower_lists_the_worker_and_the_demo_submissions_tasks(
     browser: Browser, demo_fleet: DemoFleet, screenshots: Path
 ):
-    assert "weather-report PUBLISHED" in demo_fleet.log.log()
+    assert "weather-report PUBLISHED" in demo_fleet.log()
     context = browser.new_context(
         viewport={"width": 1366, "height": 768},
         http_credentials={"username": "admin", "password": demo_fleet.password},
