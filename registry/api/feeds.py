@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.contrib.syndication.views import Feed
+from django.template.defaultfilters import linebreaksbr
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
@@ -35,7 +36,9 @@ class AdvisoryFeed(Feed):
         return f"{verb}: {item.version}"
 
     def item_description(self, item: VersionEvent) -> str:
-        return f"{item.reason}\n\nWhat to do: {selectors.advice(item).text}"
+        """Atom summaries are HTML: the reason is escaped, never markup."""
+        text = f"{item.reason}\n\nWhat to do: {selectors.advice(item).text}"
+        return linebreaksbr(text, autoescape=True)
 
     def item_link(self, item: VersionEvent) -> str:
         return reverse("advisory-detail", args=[item.pk])
