@@ -7,7 +7,7 @@ without importing it. A role is a permission, not a group name, so superusers ho
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, PermissionsMixin
 
 REVIEWERS_GROUP = "Reviewers"
 SECURITY_GROUP = "Security"
@@ -20,5 +20,7 @@ SECURITY_PERMISSION = "reviews.decide_escalated_review"
 
 
 def is_security(user: AbstractBaseUser | AnonymousUser | None) -> bool:
-    """True for active members of the Security group (and superusers)."""
-    return bool(user and user.is_active and user.has_perm(SECURITY_PERMISSION))
+    """True for active members of the Security group (and superusers); never anonymous."""
+    return (
+        isinstance(user, PermissionsMixin) and user.is_active and user.has_perm(SECURITY_PERMISSION)
+    )

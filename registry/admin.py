@@ -58,13 +58,13 @@ class SkillAdmin(admin.ModelAdmin):
         return False
 
 
-ACTION_LABELS = {
+ACTION_LABELS: dict[str, str] = {
     lifecycle.Action.QUARANTINE: "Quarantine",
     lifecycle.Action.RESTORE: "Restore",
     lifecycle.Action.YANK: "Yank",
     lifecycle.Action.UNYANK: "Unyank",
 }
-ACTION_HELP = {
+ACTION_HELP: dict[str, str] = {
     lifecycle.Action.QUARANTINE: "Hide this version, refuse its archive and publish an advisory "
     "with your reason.",
     lifecycle.Action.RESTORE: "Lift the quarantine after review; your reason is published in "
@@ -83,13 +83,13 @@ class VersionEventInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def has_view_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return True
 
 

@@ -129,7 +129,7 @@ def check_permitted(action: str, version: SkillVersion, actor: Actor) -> None:
 
 def allowed_actions(version: SkillVersion, actor: Actor) -> list[str]:
     """The actions ``actor`` may take on ``version`` in its current status (for buttons)."""
-    allowed = []
+    allowed: list[str] = []
     for action in (Action.YANK, Action.UNYANK, Action.QUARANTINE, Action.RESTORE):
         if version.status not in SOURCES[action]:
             continue

@@ -4,6 +4,8 @@ vendor fast path."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
@@ -135,10 +137,10 @@ class SkillVersion(models.Model):
 
 
 class AppendOnlyQuerySet(models.QuerySet["VersionEvent"]):
-    def update(self, **kwargs):  # type: ignore[no-untyped-def]
+    def update(self, **kwargs: Any) -> int:
         raise TypeError("version events are append-only: they cannot be updated")
 
-    def delete(self):  # type: ignore[no-untyped-def]
+    def delete(self) -> tuple[int, dict[str, int]]:
         raise TypeError("version events are append-only: they cannot be deleted")
 
 
@@ -183,12 +185,12 @@ class VersionEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.from_status or '∅'} → {self.to_status} ({self.action} by {self.actor})"
 
-    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise TypeError("version events are append-only: they cannot be updated")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise TypeError("version events are append-only: they cannot be deleted")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -14,7 +15,7 @@ from registry.models import Skill, SkillVersion, VersionEvent, VersionStatus
 
 
 def _version_url(
-    version: SkillVersion, context: dict[str, Any], view: str = "skill-version"
+    version: SkillVersion, context: Mapping[str, Any], view: str = "skill-version"
 ) -> str:
     skill = version.skill
     return reverse(
@@ -97,7 +98,9 @@ class SkillSummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Skill
-        fields = ("owner", "name", "description", "latest_version", "updated_at", "url")
+        fields: tuple[str, ...] = (
+            "owner", "name", "description", "latest_version", "updated_at", "url",
+        )  # fmt: skip
 
     def get_url(self, skill: Skill) -> str:
         return reverse(
@@ -112,7 +115,7 @@ class SkillDetailSerializer(SkillSummarySerializer):
         fields = (*SkillSummarySerializer.Meta.fields, "versions")
 
     @extend_schema_field(VersionSummarySerializer(many=True))
-    def get_versions(self, skill: Skill) -> list[dict]:
+    def get_versions(self, skill: Skill) -> Any:
         """Published and yanked versions, newest first; quarantined ones are not listed."""
         versions = selectors.listed_versions(skill).select_related("skill")
         return VersionSummarySerializer(versions, many=True, context=self.context).data

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
@@ -102,7 +103,7 @@ class SkillVersionArchive(generics.GenericAPIView):
             archive = services.download(found)
         except services.VersionQuarantined as refused:
             advisory = refused.advisory
-            body = {
+            body: dict[str, Any] = {
                 "detail": str(refused),
                 "code": "quarantined",
                 "errors": {},  # the API's error shape (config.api_errors), plus the advisory
@@ -128,7 +129,7 @@ class _VersionAction(generics.GenericAPIView):
 
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
         found = selectors.skill_version(owner, name, version)
-        body = StatusChangeSerializer(data=request.data)
+        body: StatusChangeSerializer = StatusChangeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
             lifecycle.change_status(
@@ -197,7 +198,7 @@ class AdvisoryList(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = AdvisorySerializer
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self) -> QuerySet[VersionEvent]:
         return selectors.advisories()
 
 
@@ -207,5 +208,5 @@ class AdvisoryDetail(generics.RetrieveAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = AdvisorySerializer
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self) -> QuerySet[VersionEvent]:
         return selectors.advisories()
