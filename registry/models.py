@@ -137,6 +137,8 @@ class SkillVersion(models.Model):
 
 
 class AppendOnlyQuerySet(models.QuerySet["VersionEvent"]):
+    """Bulk updates and deletes are refused too, not only ``save`` and ``delete``."""
+
     def update(self, **kwargs: Any) -> int:
         raise TypeError("version events are append-only: they cannot be updated")
 
