@@ -39,6 +39,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 		rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps --editable .  # the project itself: .venv/bin/skillgate
 	@command -v git >/dev/null || { apt-get update -qq && apt-get install -y -qq git >/dev/null; }
 	@touch $@
 

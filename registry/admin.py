@@ -1,17 +1,28 @@
 """Registry administration: trusted organisations and their publishers are editable (every
-membership change through registry.services, audited); published data is not."""
+membership change through registry.services, audited); published data is not, except a
+version's status, changed with buttons on the version's page through ``registry.lifecycle``
+(quarantine and restore for Security, yank and unyank for the skill's owner), each shown only to
+those allowed."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
-from registry import services
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import URLPattern, path, reverse
+
+from config.roles import is_security
+from registry import lifecycle, services
 from registry.models import (
     PublisherMembership,
     PublisherMembershipEvent,
     Skill,
     SkillVersion,
     TrustedOrg,
+    VersionEvent,
 )
 
 
@@ -69,8 +80,9 @@ class PublisherMembershipEventAdmin(admin.ModelAdmin):
 
 class VersionInline(admin.TabularInline):
     model = SkillVersion
-    fields = ("version", "channel", "bundle", "submission", "published_at")
+    fields = ("version", "status", "channel", "bundle", "submission", "published_at")
     readonly_fields = fields
+    show_change_link = True
     extra = 0
     can_delete = False
 
@@ -106,3 +118,144 @@ class SkillAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
+
+
+ACTION_LABELS: dict[str, str] = {
+    lifecycle.Action.QUARANTINE: "Quarantine",
+    lifecycle.Action.RESTORE: "Restore",
+    lifecycle.Action.YANK: "Yank",
+    lifecycle.Action.UNYANK: "Unyank",
+}
+ACTION_HELP: dict[str, str] = {
+    lifecycle.Action.QUARANTINE: "Hide this version, refuse its archive and publish an advisory "
+    "with your reason.",
+    lifecycle.Action.RESTORE: "Lift the quarantine after review; your reason is published in "
+    "the advisory.",
+    lifecycle.Action.YANK: "Never offered as latest again; still installable by its number.",
+    lifecycle.Action.UNYANK: "Offer this version again.",
+}
+
+
+class VersionEventInline(admin.TabularInline):
+    """The version's audit trail, oldest first: read only."""
+
+    model = VersionEvent
+    fields = ("created_at", "action", "from_status", "to_status", "actor", "actor_type", "reason")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return True
+
+
+@admin.register(SkillVersion)
+class SkillVersionAdmin(admin.ModelAdmin):
+    """Versions, read only, with their audit trail and the status actions the user may take."""
+
+    list_display = ("__str__", "status", "channel", "published_at", "status_changed_at")
+    list_filter = ("status", "channel")
+    search_fields = ("skill__owner", "skill__name", "version")
+    list_select_related = ("skill",)
+    fields = (
+        "skill",
+        "version",
+        "status",
+        "status_reason",
+        "status_changed_at",
+        "channel",
+        "bundle",
+        "submission",
+        "submitter",
+        "published_at",
+    )
+    readonly_fields = fields
+    inlines = (VersionEventInline,)
+    change_form_template = "admin/registry/skillversion/change_form.html"
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return is_security(request.user) or super().has_module_permission(request)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return is_security(request.user) or super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            path(
+                "<path:object_id>/status/<str:action>/",
+                self.admin_site.admin_view(self.status_view),
+                name="registry_skillversion_status",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        version = self.get_object(request, object_id)
+        actions = (
+            lifecycle.allowed_actions(version, lifecycle.Actor.account(request.user))
+            if version is not None
+            else []
+        )
+        status_actions = [
+            {
+                "action": action,
+                "label": ACTION_LABELS[action],
+                "help": ACTION_HELP[action],
+                "reason_required": action in lifecycle.REASON_REQUIRED,
+                "url": reverse("admin:registry_skillversion_status", args=[object_id, action]),
+            }
+            for action in actions
+        ]
+        return super().change_view(
+            request,
+            object_id,
+            form_url,
+            {**(extra_context or {}), "status_actions": status_actions},
+        )
+
+    def status_view(self, request: HttpRequest, object_id: str, action: str) -> HttpResponse:
+        """POST one status change with the reason typed on the page; back to the version with
+        a message saying what happened or why not."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if action not in ACTION_LABELS:
+            raise Http404(f"no action {action!r}")
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        version = get_object_or_404(SkillVersion, pk=object_id)
+        try:
+            lifecycle.change_status(
+                version.pk,
+                action,
+                lifecycle.Actor.account(request.user),
+                request.POST.get("reason", ""),
+            )
+        except ValidationError as invalid:
+            messages.error(request, f"Could not {action} {version}: {' '.join(invalid.messages)}")
+        except (lifecycle.VersionActionForbidden, lifecycle.VersionStatusError) as refused:
+            messages.error(request, f"Could not {action} {version}: {refused}")
+        else:
+            version.refresh_from_db()
+            messages.success(request, f"Done: {version} is now {version.status}.")
+        return redirect(reverse("admin:registry_skillversion_change", args=[version.pk]))

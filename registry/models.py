@@ -1,8 +1,10 @@
-"""Registry records: content-addressed bundle snapshots, skills, their immutable versions, the
-trusted organisations whose submissions may take the vendor fast path, and the accounts linked
-to them as their publishers."""
+"""Registry records: content-addressed bundle snapshots, skills, their immutable versions with
+their status and its audit trail, the trusted organisations whose submissions may take the
+vendor fast path, and the accounts linked to them as their publishers."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -74,13 +76,43 @@ class Skill(models.Model):
         return f"{self.owner}/{self.name}"
 
 
+class VersionStatus(models.TextChoices):
+    """A published version's lifecycle (``registry.lifecycle`` has the machine)."""
+
+    PUBLISHED = "published", "Published"
+    YANKED = "yanked", "Yanked by its owner"
+    QUARANTINED = "quarantined", "Quarantined by Security"
+
+
+class VersionQuerySet(models.QuerySet["SkillVersion"]):
+    """The one definition of which versions count: every "latest" and every listing reads these."""
+
+    def available(self) -> VersionQuerySet:
+        """Versions a client may be given without asking for them by number."""
+        return self.filter(status=VersionStatus.PUBLISHED)
+
+    def listed(self) -> VersionQuerySet:
+        """Versions shown in listings: quarantined ones are hidden, yanked ones stay visible."""
+        return self.exclude(status=VersionStatus.QUARANTINED)
+
+    def newest_first(self) -> VersionQuerySet:
+        """Publication order, newest first; versions are assigned in increasing order."""
+        return self.order_by("-id")
+
+
 class SkillVersion(models.Model):
-    """One immutable published version; created once per submission that changed the bundle."""
+    """One immutable published version; created once per submission that changed the bundle.
+
+    Its files never change; its ``status`` does, only through ``registry.lifecycle``, each
+    change recorded as a VersionEvent.
+    """
 
     class Channel(models.TextChoices):
         VENDOR = "vendor", "Vendor fast path"
         AUTOMATIC = "automatic", "Automatically approved"
         REVIEW = "review", "Approved by a reviewer"
+
+    Status = VersionStatus
 
     skill = models.ForeignKey(Skill, on_delete=models.PROTECT, related_name="versions")
     version = models.CharField(max_length=64)
@@ -88,8 +120,23 @@ class SkillVersion(models.Model):
     submission = models.OneToOneField(
         "pipeline.Submission", on_delete=models.PROTECT, related_name="created_version"
     )
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The account whose submission created this version.",
+    )
     channel = models.CharField(max_length=16, choices=Channel.choices)
     published_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(
+        max_length=12, choices=VersionStatus.choices, default=VersionStatus.PUBLISHED
+    )
+    status_reason = models.TextField(blank=True, help_text="Why the status last changed.")
+    status_changed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = VersionQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -99,6 +146,66 @@ class SkillVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.skill}@{self.version}"
+
+
+class AppendOnlyQuerySet(models.QuerySet["VersionEvent"]):
+    """Bulk updates and deletes are refused too, not only ``save`` and ``delete``."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise TypeError("version events are append-only: they cannot be updated")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise TypeError("version events are append-only: they cannot be deleted")
+
+
+class VersionEvent(models.Model):
+    """One status change of a version (or its publication). Never updated or deleted, in Python
+    or in the database; quarantines and restorations are the public advisories."""
+
+    class Action(models.TextChoices):
+        PUBLISH = "publish", "Published"
+        QUARANTINE = "quarantine", "Quarantined"
+        RESTORE = "restore", "Restored"
+        YANK = "yank", "Yanked"
+        UNYANK = "unyank", "Un-yanked"
+
+    class ActorType(models.TextChoices):
+        ACCOUNT = "account"
+        SYSTEM = "system"
+
+    version = models.ForeignKey(SkillVersion, on_delete=models.PROTECT, related_name="events")
+    # Empty for the publication, which has no status before it.
+    from_status = models.CharField(max_length=12, choices=VersionStatus.choices, blank=True)
+    to_status = models.CharField(max_length=12, choices=VersionStatus.choices)
+    action = models.CharField(max_length=12, choices=Action.choices)
+    actor = models.CharField(max_length=150)
+    actor_type = models.CharField(max_length=8, choices=ActorType.choices)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("created_at", "id")
+        indexes = [
+            models.Index(fields=["version", "created_at"], name="version_event_by_version"),
+            models.Index(
+                fields=["-created_at", "-id"],
+                condition=models.Q(action__in=["quarantine", "restore"]),
+                name="version_event_advisories",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_status or '∅'} → {self.to_status} ({self.action} by {self.actor})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise TypeError("version events are append-only: they cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise TypeError("version events are append-only: they cannot be deleted")
 
 
 class TrustedOrg(models.Model):

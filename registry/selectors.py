@@ -1,29 +1,109 @@
-"""Read-side queries of the public registry: only published skills and versions exist here."""
+"""Read-side queries of the public registry.
+
+"Latest" means one thing everywhere: the newest *available* (published) version, from
+``latest`` here or the same queryset in ``published_skills``. Yanked versions stay listed and
+installable by number; quarantined ones are listed nowhere but answer by their exact number,
+with their status and advisory.
+"""
 
 from __future__ import annotations
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from dataclasses import dataclass
+
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
-from registry.models import Skill, SkillVersion
+from registry.models import Skill, SkillVersion, VersionEvent, VersionStatus
+
+ADVISORY_ACTIONS = (VersionEvent.Action.QUARANTINE, VersionEvent.Action.RESTORE)
+
+
+def latest(skill: Skill) -> SkillVersion | None:
+    """The version a client gets when it names no version: never yanked, never quarantined."""
+    return SkillVersion.objects.filter(skill=skill).available().newest_first().first()
 
 
 def published_skills() -> QuerySet[Skill]:
-    latest = SkillVersion.objects.filter(skill=OuterRef("pk")).order_by("-id")
+    """Skills with at least one listed version, annotated with their latest version (None
+    when every listed version is yanked)."""
+    latest_version = SkillVersion.objects.filter(skill=OuterRef("pk")).available().newest_first()
     return Skill.objects.annotate(
-        latest_version=Subquery(latest.values("version")[:1]),
-        latest_published_at=Subquery(latest.values("published_at")[:1]),
-    ).filter(latest_version__isnull=False)
+        latest_version=Subquery(latest_version.values("version")[:1]),
+        latest_published_at=Subquery(latest_version.values("published_at")[:1]),
+    ).filter(Exists(SkillVersion.objects.filter(skill=OuterRef("pk")).listed()))
 
 
 def skill_by_name(owner: str, name: str) -> Skill:
     return get_object_or_404(published_skills(), owner=owner.lower(), name=name)
 
 
+def listed_versions(skill: Skill) -> QuerySet[SkillVersion]:
+    return skill.versions.listed().newest_first()
+
+
 def skill_version(owner: str, name: str, version: str) -> SkillVersion:
+    """One version by its exact number, whatever its status."""
     return get_object_or_404(
         SkillVersion.objects.select_related("skill", "bundle"),
         skill__owner=owner.lower(),
         skill__name=name,
         version=version,
+    )
+
+
+def quarantined_with_bundle(bundle_sha256: str) -> QuerySet[SkillVersion]:
+    """Versions of these exact files that are quarantined, in any skill."""
+    return SkillVersion.objects.filter(
+        bundle_id=bundle_sha256, status=VersionStatus.QUARANTINED
+    ).select_related("skill")
+
+
+# --- Advisories: every quarantine and restoration, newest first -------------------------------
+
+
+def advisories() -> QuerySet[VersionEvent]:
+    return (
+        VersionEvent.objects.filter(action__in=ADVISORY_ACTIONS)
+        .select_related("version__skill")
+        .order_by("-created_at", "-id")
+    )
+
+
+def advisory_for(version: SkillVersion) -> VersionEvent | None:
+    """The quarantine that put a quarantined version where it is (None otherwise)."""
+    if version.status != VersionStatus.QUARANTINED:
+        return None
+    return advisories().filter(version=version, action=VersionEvent.Action.QUARANTINE).first()
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What a consumer should do about an advisory, as of now."""
+
+    text: str
+    replacement: SkillVersion | None
+
+
+def advice(event: VersionEvent) -> Advice:
+    """Remove a quarantined version and install the latest available one instead; nothing to
+    do once it was restored. Computed when read, so it names today's safe version."""
+    version = event.version
+    ref = f"{version.skill}@{version.version}"
+    if version.status != VersionStatus.QUARANTINED:
+        if event.action == VersionEvent.Action.QUARANTINE:
+            return Advice(f"This quarantine was lifted: {ref} was reviewed and restored.", None)
+        return Advice(f"{ref} was reviewed and restored; no action is needed.", None)
+    if event.action == VersionEvent.Action.RESTORE:
+        return Advice(f"{ref} was quarantined again since; see the newer advisory.", None)
+    replacement = latest(version.skill)
+    if replacement is None:
+        return Advice(
+            f"Remove {ref} wherever it is installed. No other version of {version.skill} is "
+            "available.",
+            None,
+        )
+    return Advice(
+        f"Remove {ref} wherever it is installed; install {version.skill}@{replacement.version} "
+        "instead.",
+        replacement,
     )

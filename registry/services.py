@@ -1,14 +1,15 @@
 """Registry rules: snapshots, trusted organisations and their publishers, who may publish a name,
-version assignment."""
+version assignment and the archives consumers install from."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from registry import versions
+from registry import archives, lifecycle, selectors, versions
 from registry.bundles import Bundle
 from registry.models import (
     BundleSnapshot,
@@ -17,6 +18,7 @@ from registry.models import (
     Skill,
     SkillVersion,
     TrustedOrg,
+    VersionEvent,
 )
 from skillformat.skillmd import SkillManifest
 
@@ -110,47 +112,109 @@ def _audit(org: TrustedOrg, user: AbstractBaseUser, action: str, actor: str) -> 
 
 
 @dataclass(frozen=True)
+class PublicationRequest:
+    """Everything the registry needs to publish a bundle, and nothing of where it came from.
+
+    Built by the pipeline from an approved submission; ``approved_by`` names the reviewer who
+    approved it (None when the pipeline approved it on its own), for the version's audit trail.
+    """
+
+    owner: str
+    name: str
+    origin: Skill.Origin
+    host: str
+    """The git host for a git skill, empty for an account's."""
+    bundle_sha256: str
+    submission_id: uuid.UUID
+    submitter_id: int
+    channel: SkillVersion.Channel
+    description: str
+    declared_version: str | None
+    approved_by: str | None = None
+
+
+@dataclass(frozen=True)
 class Publication:
     version: SkillVersion
     created: bool
 
 
-def publish_version(submission, channel: str) -> Publication:  # type: ignore[no-untyped-def]
-    """Give the submission's bundle its version, inside the caller's transaction.
+def publish_version(request: PublicationRequest) -> Publication:
+    """Give the request's bundle its version, inside the caller's transaction.
 
-    The skill row is locked, so concurrent publications of one skill are serialised. A bundle
-    identical to the latest version creates nothing and reuses that version; a submission that
-    already created a version gets it back (publish running twice is harmless). Description and
-    declared version come from the manifest stored with the snapshot at intake.
+    The skill row is locked, so concurrent publications of one skill are serialised. A request
+    that already created a version gets it back (publish running twice is harmless). A bundle
+    identical to the latest *available* version creates nothing and reuses that version.
+    Otherwise a new version is created, numbered after the newest version of any status, so:
+
+    - re-publishing the bundle of a yanked version creates a new version (the yank stands);
+    - a bundle that is quarantined anywhere in the registry (same sha256) gets its new version
+      quarantined at once by the system, citing the original quarantine: a quarantine cannot be
+      bypassed by submitting the same files again. Security restores it like any other.
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("publish_version must run inside the caller's transaction")
-    existing = SkillVersion.objects.filter(submission=submission).first()
+    existing = SkillVersion.objects.filter(submission_id=request.submission_id).first()
     if existing is not None:
         return Publication(existing, created=False)
-    manifest = SkillManifest.from_json(submission.bundle.manifest)
-    from_git = bool(submission.repo_url)
     skill, _ = Skill.objects.select_for_update().get_or_create(
-        owner=submission.skill_owner,
-        name=submission.skill_name,
+        owner=request.owner,
+        name=request.name,
         defaults={
-            "origin": Skill.Origin.GIT if from_git else Skill.Origin.ACCOUNT,
-            "host": submission.repo_host if from_git else "",
-            "owner_account_id": None if from_git else submission.submitter_id,
-            "description": manifest.description,
+            "origin": request.origin,
+            "host": request.host,
+            "owner_account_id": (
+                request.submitter_id if request.origin == Skill.Origin.ACCOUNT else None
+            ),
+            "description": request.description,
         },
     )
-    latest = skill.versions.order_by("-id").first()
-    if latest is not None and latest.bundle_id == submission.bundle_id:
+    latest = selectors.latest(skill)
+    if latest is not None and latest.bundle_id == request.bundle_sha256:
         return Publication(latest, created=False)
+    newest = skill.versions.newest_first().first()
     version = SkillVersion.objects.create(
         skill=skill,
-        version=versions.next_version(latest.version if latest else None, manifest.version),
-        bundle_id=submission.bundle_id,
-        submission=submission,
-        channel=channel,
+        version=versions.next_version(newest.version if newest else None, request.declared_version),
+        bundle_id=request.bundle_sha256,
+        submission_id=request.submission_id,
+        submitter_id=request.submitter_id,
+        channel=request.channel,
     )
-    if skill.description != manifest.description:
-        skill.description = manifest.description
+    lifecycle.record_publication(
+        version,
+        lifecycle.Actor.system("pipeline")
+        if request.approved_by is None
+        else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT),
+    )
+    twin = selectors.quarantined_with_bundle(request.bundle_sha256).exclude(pk=version.pk).first()
+    if twin is not None:
+        reason = f"its files are identical to {twin}, which is quarantined: {twin.status_reason}"
+        lifecycle.quarantine(
+            version.pk, lifecycle.Actor.system(), reason[: lifecycle.REASON_MAX_LENGTH]
+        )
+        version.refresh_from_db()
+    elif skill.description != request.description:
+        skill.description = request.description
         skill.save(update_fields=["description", "updated_at"])
     return Publication(version, created=True)
+
+
+class VersionQuarantined(Exception):
+    """The version is quarantined: its archive is refused; ``advisory`` says why."""
+
+    def __init__(self, version: SkillVersion, advisory: VersionEvent | None) -> None:
+        super().__init__(
+            f"{version} is quarantined and cannot be downloaded"
+            + (f": {advisory.reason}" if advisory else "")
+        )
+        self.version = version
+        self.advisory = advisory
+
+
+def download(version: SkillVersion) -> archives.Archive:
+    """The archive a consumer installs; yanked versions still download by their exact number,
+    quarantined ones never (VersionQuarantined carries the advisory)."""
+    if version.status == SkillVersion.Status.QUARANTINED:
+        raise VersionQuarantined(version, selectors.advisory_for(version))
+    return archives.build(version.bundle.as_bundle())

@@ -2,19 +2,22 @@
 
 Reviewers read the queue and act on reviews; Security can also act on reviews escalated to
 security. Neither group gets any model add/change/delete permission: reviews change only
-through the review services, never by editing rows in the admin.
+through the review services, never by editing rows in the admin. The names are defined in
+``config.roles`` (and re-exported here), so the registry can check the Security role without
+depending on this app.
 """
 
 from __future__ import annotations
 
 from django.apps.registry import Apps
 
-REVIEWERS_GROUP = "Reviewers"
-SECURITY_GROUP = "Security"
-
-VIEW_PERMISSION = "reviews.view_review"
-ACT_PERMISSION = "reviews.act_on_review"
-SECURITY_PERMISSION = "reviews.decide_escalated_review"
+from config.roles import (
+    ACT_PERMISSION,
+    REVIEWERS_GROUP,
+    SECURITY_GROUP,
+    SECURITY_PERMISSION,
+    VIEW_PERMISSION,
+)
 
 GROUP_PERMISSIONS: dict[str, tuple[str, ...]] = {
     REVIEWERS_GROUP: (VIEW_PERMISSION, ACT_PERMISSION),

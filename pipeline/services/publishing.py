@@ -13,10 +13,11 @@ from django.db import transaction
 
 from pipeline.models import Submission
 from pipeline.outcomes import Outcome, OutcomeCode
-from pipeline.states import State
+from pipeline.states import ActorType, State
 from pipeline.transitions import Actor, Change, transition
 from registry import services as registry
-from registry.models import SkillVersion
+from registry.models import Skill, SkillVersion
+from skillformat.skillmd import SkillManifest
 
 
 def publish(
@@ -29,7 +30,7 @@ def publish(
     """Assign the version and move to PUBLISHED, audited as ``trigger`` by ``actor``;
     ``metadata`` joins the audit event's."""
     with transaction.atomic():
-        publication = registry.publish_version(submission, channel)
+        publication = registry.publish_version(publication_request(submission, channel, actor))
         version = publication.version
         transition(
             submission.pk,
@@ -44,14 +45,40 @@ def publish(
                     "skill_id": version.skill_id,
                     "new_version": publication.created,
                 },
-                outcome=Outcome.verdict(
-                    OutcomeCode.PUBLISHED,
-                    f"Published as {submission.skill_owner}/{submission.skill_name}"
-                    f"@{version.version}"
-                    + ("" if publication.created else " (identical to the latest version)"),
-                ),
+                outcome=Outcome.verdict(OutcomeCode.PUBLISHED, _published_message(publication)),
                 updates={"published_version": version},
             ),
             entered_at=submission.state_changed_at,
         )
     return version
+
+
+def publication_request(
+    submission: Submission, channel: str, actor: Actor
+) -> registry.PublicationRequest:
+    """What the registry needs from an approved submission, and no more."""
+    manifest = SkillManifest.from_json(submission.bundle.manifest)
+    from_git = bool(submission.repo_url)
+    return registry.PublicationRequest(
+        owner=submission.skill_owner,
+        name=submission.skill_name,
+        origin=Skill.Origin.GIT if from_git else Skill.Origin.ACCOUNT,
+        host=submission.repo_host if from_git else "",
+        bundle_sha256=submission.bundle_id,
+        submission_id=submission.pk,
+        submitter_id=submission.submitter_id,
+        channel=SkillVersion.Channel(channel),
+        description=manifest.description,
+        declared_version=manifest.version,
+        approved_by=actor.name if actor.type == ActorType.ADMIN else None,
+    )
+
+
+def _published_message(publication: registry.Publication) -> str:
+    version = publication.version
+    message = f"Published as {version}"
+    if not publication.created:
+        return f"{message} (identical to the latest version)"
+    if version.status == SkillVersion.Status.QUARANTINED:
+        return f"{message}, quarantined at once: {version.status_reason}"
+    return message

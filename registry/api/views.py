@@ -1,15 +1,34 @@
-"""Public, read-only registry endpoints."""
+"""Registry endpoints: the public catalogue, archives, advisories, and the version status
+actions, thin adapters over registry.selectors, registry.services and registry.lifecycle.
+
+Refusals map to HTTP here and in config.api_errors: an account that may not act gets 403
+(VersionActionForbidden is Django's PermissionDenied), an action the status does not allow or a
+lost race 409 (VersionStatusError), a missing reason 400, the archive of a quarantined version
+410 Gone with its advisory.
+"""
 
 from __future__ import annotations
 
-from rest_framework import generics, permissions
+from typing import Any, ClassVar
 
-from registry import selectors
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import generics, permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from registry import archives, lifecycle, selectors, services
 from registry.api.serializers import (
+    AdvisorySerializer,
     SkillDetailSerializer,
     SkillSummarySerializer,
+    StatusChangeSerializer,
     VersionDetailSerializer,
 )
+from registry.models import VersionEvent
 
 
 class SkillList(generics.ListAPIView):
@@ -23,7 +42,7 @@ class SkillList(generics.ListAPIView):
 
 
 class SkillDetail(generics.RetrieveAPIView):
-    """One published skill with all its versions, newest first."""
+    """One published skill with its published and yanked versions, newest first."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = SkillDetailSerializer
@@ -33,7 +52,8 @@ class SkillDetail(generics.RetrieveAPIView):
 
 
 class SkillVersionDetail(generics.RetrieveAPIView):
-    """One immutable version with its files and the bundle's sha256."""
+    """One immutable version by its exact number: status, files, the bundle's sha256 and the
+    archive's. A quarantined version answers too, with its advisory and without file contents."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = VersionDetailSerializer
@@ -42,3 +62,151 @@ class SkillVersionDetail(generics.RetrieveAPIView):
         return selectors.skill_version(
             self.kwargs["owner"], self.kwargs["name"], self.kwargs["version"]
         )
+
+
+_QUARANTINED = inline_serializer(
+    "QuarantinedError",
+    fields={
+        "detail": serializers.CharField(),
+        "code": serializers.CharField(),
+        "errors": serializers.DictField(),
+        "advisory": AdvisorySerializer(allow_null=True),
+    },
+)
+
+
+class SkillVersionArchive(generics.GenericAPIView):
+    """The version's deterministic ``.tar.gz``; its sha256 is the version's ``archive_sha256``.
+    Yanked versions download by their exact number; quarantined ones are 410 Gone."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = VersionDetailSerializer  # names the resource in a 404
+
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        # The archive is bytes whatever the client accepts; errors are always JSON.
+        return super().perform_content_negotiation(request, force=True)
+
+    @extend_schema(
+        summary="Download the version's archive",
+        responses={
+            (200, archives.MEDIA_TYPE): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The archive (deterministic .tar.gz)."
+            ),
+            410: OpenApiResponse(
+                _QUARANTINED, description="The version is quarantined; the advisory says why."
+            ),
+        },
+    )
+    def get(self, request: Request, owner: str, name: str, version: str) -> HttpResponse:
+        found = selectors.skill_version(owner, name, version)
+        try:
+            archive = services.download(found)
+        except services.VersionQuarantined as refused:
+            advisory = refused.advisory
+            body: dict[str, Any] = {
+                "detail": str(refused),
+                "code": "quarantined",
+                "errors": {},  # the API's error shape (config.api_errors), plus the advisory
+                "advisory": AdvisorySerializer(advisory, context={"request": request}).data
+                if advisory
+                else None,
+            }
+            return Response(body, status=status.HTTP_410_GONE)
+        response = HttpResponse(archive.content, content_type=archives.MEDIA_TYPE)
+        response["Content-Disposition"] = (
+            f'attachment; filename="{found.skill.name}-{found.version}{archives.SUFFIX}"'
+        )
+        response["ETag"] = f'"{archive.sha256}"'
+        return response
+
+
+class _VersionAction(generics.GenericAPIView):
+    """POST one status change; answers the version as it is afterwards."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = VersionDetailSerializer
+    version_action: ClassVar[str]
+
+    def post(self, request: Request, owner: str, name: str, version: str) -> Response:
+        found = selectors.skill_version(owner, name, version)
+        body: StatusChangeSerializer = StatusChangeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            lifecycle.change_status(
+                found.pk,
+                self.version_action,
+                lifecycle.Actor.account(request.user),
+                body.validated_data.get("reason", ""),
+            )
+        except DjangoValidationError as invalid:
+            raise serializers.ValidationError(invalid.message_dict) from invalid
+        changed = selectors.skill_version(owner, name, version)
+        return Response(VersionDetailSerializer(changed, context={"request": request}).data)
+
+
+def _action_schema(summary: str) -> Any:
+    return extend_schema(
+        request=StatusChangeSerializer, responses=VersionDetailSerializer, summary=summary
+    )
+
+
+class QuarantineVersion(_VersionAction):
+    """Security: hide the version, refuse its archive and publish an advisory (reason
+    required)."""
+
+    version_action = VersionEvent.Action.QUARANTINE
+
+    @_action_schema("Quarantine a version (Security; published or yanked → quarantined)")
+    def post(self, request: Request, owner: str, name: str, version: str) -> Response:
+        return super().post(request, owner, name, version)
+
+
+class RestoreVersion(_VersionAction):
+    """Security: lift a quarantine after review (reason required); the version returns to the
+    status it had before."""
+
+    version_action = VersionEvent.Action.RESTORE
+
+    @_action_schema("Restore a quarantined version (Security)")
+    def post(self, request: Request, owner: str, name: str, version: str) -> Response:
+        return super().post(request, owner, name, version)
+
+
+class YankVersion(_VersionAction):
+    """The skill's owner: the version is never "latest" again but still installs by number."""
+
+    version_action = VersionEvent.Action.YANK
+
+    @_action_schema("Yank a version (its owner; published → yanked)")
+    def post(self, request: Request, owner: str, name: str, version: str) -> Response:
+        return super().post(request, owner, name, version)
+
+
+class UnyankVersion(_VersionAction):
+    """The skill's owner takes a yank back."""
+
+    version_action = VersionEvent.Action.UNYANK
+
+    @_action_schema("Unyank a version (its owner; yanked → published)")
+    def post(self, request: Request, owner: str, name: str, version: str) -> Response:
+        return super().post(request, owner, name, version)
+
+
+class AdvisoryList(generics.ListAPIView):
+    """Every quarantine and restoration, newest first: which version, when, why, what to do."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = AdvisorySerializer
+
+    def get_queryset(self) -> QuerySet[VersionEvent]:
+        return selectors.advisories()
+
+
+class AdvisoryDetail(generics.RetrieveAPIView):
+    """One advisory."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = AdvisorySerializer
+
+    def get_queryset(self) -> QuerySet[VersionEvent]:
+        return selectors.advisories()

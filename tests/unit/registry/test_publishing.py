@@ -1,4 +1,6 @@
-"""Versions: 1.0.0 first, then the declared semver if greater, else the next patch."""
+"""Publishing: versions are 1.0.0 first, then the declared semver if greater, else the next
+patch; "latest" is the newest available version; an identical bundle reuses it; a quarantine
+cannot be bypassed by publishing the same files again."""
 
 from __future__ import annotations
 
@@ -6,10 +8,13 @@ import pytest
 
 from pipeline.services.publishing import publish as publish_submission
 from pipeline.states import State
-from pipeline.transitions import Actor
+from pipeline.transitions import Actor as PipelineActor
+from registry import lifecycle, selectors
+from registry.lifecycle import Actor
 from registry.models import SkillVersion
 from registry.versions import next_version
 from tests.support.skills import benign_files
+from tests.support.versions import make_security
 from tests.unit.pipeline.factories import submission_in
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +41,7 @@ def test_next_version(latest, declared, expected):
 def publish(user, **skill):
     submission = submission_in(State.AUTO_APPROVED, user, files=benign_files(**skill))
     return publish_submission(
-        submission, SkillVersion.Channel.AUTOMATIC, Actor.system(), "publish-complete"
+        submission, SkillVersion.Channel.AUTOMATIC, PipelineActor.system(), "publish-complete"
     )
 
 
@@ -53,3 +58,108 @@ def test_an_identical_bundle_creates_no_new_version(make_user):
     again = publish(user)
     assert again == first
     assert SkillVersion.objects.count() == 1
+
+
+# --- "Latest" and de-duplication with version statuses ---------------------------------------
+
+
+def test_latest_is_never_yanked_nor_quarantined(make_user):
+    user, security = make_user(), make_security(make_user("sven", staff=True))
+    first = publish(user)
+    second = publish(user, body="second")
+    third = publish(user, body="third")
+    assert selectors.latest(first.skill) == third
+
+    lifecycle.yank(third.pk, Actor.account(user))
+    assert selectors.latest(first.skill) == second
+    lifecycle.quarantine(second.pk, Actor.account(security), "steals tokens")
+    assert selectors.latest(first.skill) == first
+    lifecycle.yank(first.pk, Actor.account(user))
+    assert selectors.latest(first.skill) is None
+
+
+def test_numbering_continues_after_the_newest_version_whatever_its_status(make_user):
+    user = make_user()
+    publish(user)
+    yanked = publish(user, body="second")
+    lifecycle.yank(yanked.pk, Actor.account(user))
+    assert publish(user, body="third").version == "1.0.2"
+
+
+def test_republishing_a_yanked_bundle_creates_a_new_version_and_the_yank_stands(make_user):
+    user = make_user()
+    publish(user)
+    yanked = publish(user, body="second")
+    lifecycle.yank(yanked.pk, Actor.account(user))
+
+    again = publish(user, body="second")
+    assert again.pk != yanked.pk and again.version == "1.0.2"
+    assert again.bundle_id == yanked.bundle_id and again.status == "published"
+    yanked.refresh_from_db()
+    assert yanked.status == "yanked"
+
+
+def test_an_identical_bundle_reuses_the_latest_available_version_not_a_yanked_newer_one(
+    make_user,
+):
+    user = make_user()
+    first = publish(user)
+    newer = publish(user, body="second")
+    lifecycle.yank(newer.pk, Actor.account(user))
+    assert publish(user) == first
+    assert SkillVersion.objects.count() == 2
+
+
+def test_a_quarantined_bundle_published_again_is_quarantined_at_once(make_user):
+    user, security = make_user(), make_security(make_user("sven", staff=True))
+    bad = publish(user, body="bad", description="Does bad things.")
+    lifecycle.quarantine(bad.pk, Actor.account(security), "steals tokens")
+    submission = submission_in(
+        State.AUTO_APPROVED, user, files=benign_files(body="bad", description="Does bad things.")
+    )
+
+    again = publish_submission(submission, SkillVersion.Channel.AUTOMATIC, PipelineActor.system())
+
+    assert again.pk != bad.pk and again.status == "quarantined"
+    assert f"identical to {bad}, which is quarantined: steals tokens" in again.status_reason
+    trail = [(e.action, e.actor_type) for e in again.events.all()]
+    assert trail == [("publish", "system"), ("quarantine", "system")]
+    submission.refresh_from_db()
+    assert submission.state == State.PUBLISHED
+    assert "quarantined at once" in submission.outcome_message
+    assert selectors.latest(again.skill) is None
+
+
+def test_a_version_quarantined_at_once_does_not_give_the_skill_its_description(make_user):
+    user, security = make_user(), make_security(make_user("sven", staff=True))
+    bad = publish(user, body="bad", description="Totally harmless.")
+    lifecycle.quarantine(bad.pk, Actor.account(security), "steals tokens")
+    publish(user, body="fixed", description="Takes notes, fixed.")
+
+    twin = publish(user, body="bad", description="Totally harmless.")
+
+    assert twin.status == "quarantined"
+    twin.skill.refresh_from_db()
+    assert twin.skill.description == "Takes notes, fixed."
+
+
+def test_each_version_records_its_submitter_and_how_it_was_published(make_user):
+    user = make_user()
+    version = publish(user)
+    assert version.submitter == user
+    event = version.events.get()
+    assert (event.action, event.to_status, event.actor, event.actor_type) == (
+        "publish",
+        "published",
+        "pipeline",
+        "system",
+    )
+
+
+def test_a_reviewer_approval_is_recorded_as_the_reviewers(make_user):
+    user = make_user()
+    submission = submission_in(State.TIER3_REVIEW, user, files=benign_files())
+    version = publish_submission(
+        submission, SkillVersion.Channel.REVIEW, PipelineActor.admin("rita")
+    )
+    assert (version.events.get().actor, version.events.get().actor_type) == ("rita", "account")

@@ -1,0 +1,3 @@
+from skillgate_cli.main import main
+
+raise SystemExit(main())
