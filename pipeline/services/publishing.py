@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
-from pipeline.models import Submission
+from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
@@ -31,6 +31,8 @@ def publish(
     with transaction.atomic():
         publication = registry.publish_version(submission, channel)
         version = publication.version
+        if publication.created:
+            _record_verdict(version, submission)
         transition(
             submission.pk,
             Change(
@@ -55,3 +57,16 @@ def publish(
             entered_at=submission.state_changed_at,
         )
     return version
+
+
+def _record_verdict(version: SkillVersion, submission: Submission) -> None:
+    """The new version's current verdict is the one its submission received; a re-scan
+    replaces it later."""
+    current = {
+        scan.tier: scan.result_id
+        for scan in submission.scans.filter(is_late=False).only("tier", "result")
+    }
+    SkillVersion.objects.filter(pk=version.pk).update(
+        tier1_result_id=current.get(ScanResult.Tier.TIER1),
+        tier2_result_id=current.get(ScanResult.Tier.TIER2),
+    )
