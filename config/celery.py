@@ -16,6 +16,8 @@ from typing import Any
 from celery import Celery, bootsteps, signals
 from kombu import Exchange, Queue
 
+from pipeline.workflow import ALL_STEPS, RESCAN, SUBMISSION_STEPS
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 PIPELINE_EXCHANGE = Exchange("submission-pipeline", type="direct", durable=True)
@@ -27,11 +29,11 @@ DEAD_LETTER_QUEUE = Queue(
     durable=True,
 )
 
-SCAN_QUEUE = "submission-pipeline.scan"
-JUDGE_QUEUE = "submission-pipeline.judge"
-PUBLISH_QUEUE = "submission-pipeline.publish"
 MAINTENANCE_QUEUE = "skillgate.maintenance"
-STEP_QUEUES = (SCAN_QUEUE, JUDGE_QUEUE, PUBLISH_QUEUE)
+# Every step's queue, route and time limits come from the step registry (pipeline/workflow.py).
+STEP_QUEUES = tuple(step.queue for step in SUBMISSION_STEPS)
+SCAN_QUEUE, JUDGE_QUEUE, PUBLISH_QUEUE = STEP_QUEUES
+RESCAN_QUEUE = RESCAN.queue
 
 
 def _dead_lettering_queue(name: str) -> Queue:
@@ -47,12 +49,12 @@ def _dead_lettering_queue(name: str) -> Queue:
     )
 
 
-TASK_QUEUES = tuple(_dead_lettering_queue(name) for name in (*STEP_QUEUES, MAINTENANCE_QUEUE))
+TASK_QUEUES = tuple(
+    _dead_lettering_queue(name) for name in (*(step.queue for step in ALL_STEPS), MAINTENANCE_QUEUE)
+)
 
 TASK_ROUTES = {
-    "pipeline.scan": {"queue": SCAN_QUEUE, "routing_key": SCAN_QUEUE},
-    "pipeline.judge": {"queue": JUDGE_QUEUE, "routing_key": JUDGE_QUEUE},
-    "pipeline.publish": {"queue": PUBLISH_QUEUE, "routing_key": PUBLISH_QUEUE},
+    **{step.task: {"queue": step.queue, "routing_key": step.queue} for step in ALL_STEPS},
     "pipeline.sweeps.*": {"queue": MAINTENANCE_QUEUE, "routing_key": MAINTENANCE_QUEUE},
     "reviews.sweeps.*": {"queue": MAINTENANCE_QUEUE, "routing_key": MAINTENANCE_QUEUE},
 }
@@ -60,9 +62,8 @@ TASK_ROUTES = {
 # Hard limits stop a wedged step; the soft limit raises inside the task first so the failure
 # is classified and retried like any other transient error.
 TASK_ANNOTATIONS = {
-    "pipeline.scan": {"soft_time_limit": 60, "time_limit": 90},
-    "pipeline.judge": {"soft_time_limit": 240, "time_limit": 300},
-    "pipeline.publish": {"soft_time_limit": 60, "time_limit": 90},
+    step.task: {"soft_time_limit": step.soft_time_limit_s, "time_limit": step.time_limit_s}
+    for step in ALL_STEPS
 }
 
 

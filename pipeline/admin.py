@@ -27,6 +27,7 @@ from pipeline.models import (
 )
 from pipeline.presentation import event_details, short_id, yes_no
 from pipeline.services.dead_letters import replay
+from registry.presentation import produced_by
 
 _MEDIA_CSS = {"all": ("pipeline/admin.css",)}
 
@@ -64,9 +65,34 @@ class EventInline(ReadOnlyInline):
 
 
 class ScanInline(ReadOnlyInline):
+    """Each tier's verdict with what produced it: the rule catalogue, the judge, the policy."""
+
     model = ScanResult
-    fields = ("tier", "verdict", "score", "engine", "engine_version", "duration_ms", "late")
+    fields = ("tier", "verdict", "score", "decision", "produced_by", "duration", "late")
     readonly_fields = fields
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        return super().get_queryset(request).select_related("result")
+
+    @admin.display(description="verdict")
+    def verdict(self, scan: ScanResult) -> str:
+        return scan.result.verdict
+
+    @admin.display(description="score")
+    def score(self, scan: ScanResult) -> str:
+        return "—" if scan.result.score is None else str(scan.result.score)
+
+    @admin.display(description="decision")
+    def decision(self, scan: ScanResult) -> str:
+        return scan.result.decision or "—"
+
+    @admin.display(description="produced by")
+    def produced_by(self, scan: ScanResult) -> str:
+        return produced_by(scan.result)
+
+    @admin.display(description="took")
+    def duration(self, scan: ScanResult) -> str:
+        return f"{scan.result.duration_ms:.1f} ms"
 
     @admin.display(description="late")
     def late(self, scan: ScanResult) -> str:

@@ -27,19 +27,25 @@ def deciding_reasons(submission: Submission) -> list[Reason]:
     concerns. Nothing for a publication or a submission still on its way."""
     if submission.state in {State.PUBLISHED, *_IN_FLIGHT}:
         return []
-    scans = {scan.tier: scan for scan in submission.scans.filter(is_late=False)}
-    tier1, tier2 = scans.get(ScanResult.Tier.TIER1), scans.get(ScanResult.Tier.TIER2)
-    findings = list(tier1.findings) if tier1 else []
+    results = {
+        scan.tier: scan.result
+        for scan in submission.scans.select_related("result").filter(is_late=False)
+    }
+    tier1, tier2 = results.get(ScanResult.Tier.TIER1), results.get(ScanResult.Tier.TIER2)
+    findings = [f.to_dict() for f in tier1.tier1_report.findings] if tier1 else []
     if submission.state == State.TIER1_FAILED:
         return [_from_finding(f) for f in findings if _blocking(f)][:MAX_REASONS]
+    record = tier2.tier2_record if tier2 else None
     reasons = [
-        Reason("policy", "", reason)
-        for reason in (tier2.details if tier2 else {}).get("reasons", [])
+        Reason("policy", "", reason) for reason in (record.decision.reasons if record else ())
     ]
     serious = [f for f in findings if _SEVERITY_RANK[f["severity"]] >= _SEVERITY_RANK["medium"]]
     serious.sort(key=lambda f: (-_SEVERITY_RANK[f["severity"]], f["file"], f["line"]))
     reasons += [_from_finding(f) for f in serious]
-    reasons += [_from_concern(concern) for concern in (tier2.findings if tier2 else [])]
+    reasons += [
+        _from_concern(concern.to_dict())
+        for concern in (record.judgement.concerns if record else ())
+    ]
     return reasons[:MAX_REASONS]
 
 

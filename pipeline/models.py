@@ -164,19 +164,22 @@ class SubmissionStateEvent(models.Model):
 
 
 class ScanResult(models.Model):
+    """A submission's use of a grading result: which result each tier gave this submission.
+
+    The result itself (``registry.GradingResult``) is about the bundle and what graded it; this
+    row says the submission got it, and whether it arrived after the submission had already
+    been timed out or given up on (late: stored, changing nothing).
+    """
+
     class Tier(models.IntegerChoices):
         TIER1 = 1, "Tier 1 (rules)"
         TIER2 = 2, "Tier 2 (judge)"
 
     submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="scans")
     tier = models.PositiveSmallIntegerField(choices=Tier.choices)
-    verdict = models.CharField(max_length=16)
-    score = models.PositiveSmallIntegerField(null=True, blank=True)
-    findings = models.JSONField(default=list, blank=True, help_text="Tier 1 findings or concerns.")
-    details = models.JSONField(default=dict, blank=True)
-    engine = models.CharField(max_length=64)
-    engine_version = models.CharField(max_length=128)
-    duration_ms = models.FloatField()
+    result = models.ForeignKey(
+        "registry.GradingResult", on_delete=models.PROTECT, related_name="scans"
+    )
     is_late = models.BooleanField(
         default=False, help_text="Finished after the submission had already been timed out."
     )
@@ -194,9 +197,7 @@ class ScanResult(models.Model):
 
     def __str__(self) -> str:
         late = " (late)" if self.is_late else ""
-        return (
-            f"tier {self.tier} {self.verdict} {self.score if self.score is not None else ''}{late}"
-        )
+        return f"{self.result}{late}"
 
 
 class ProcessingAttempt(models.Model):

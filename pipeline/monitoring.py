@@ -28,6 +28,7 @@ from pipeline.models import (
 from pipeline.selectors import is_stuck, stale_submissions, stuck_submissions
 from pipeline.services.attempts import latest_attempt
 from pipeline.states import REVIEW_STATES, TERMINAL_STATES, State
+from pipeline.workflow import END_TO_END_TARGET, STAGE_TARGETS, LatencyTarget
 from reviews.selectors import overdue_review_count
 
 logger = logging.getLogger(__name__)
@@ -35,19 +36,6 @@ logger = logging.getLogger(__name__)
 WINDOW = timedelta(hours=24)
 STALE_LIST_LIMIT = 100
 
-# The published targets, (median, p95) in milliseconds: Tier 1 500 ms, Tier 2 15 s, publishing
-# 5 s after auto-approval and 30 s end to end, each with a p95 of twice the median.
-STAGE_TARGETS_MS: dict[str, tuple[float, float]] = {
-    "tier1_scan": (500, 1_000),
-    "tier2_scan": (15_000, 30_000),
-    "auto_approve_to_publish": (5_000, 10_000),
-    "end_to_end": (30_000, 60_000),
-}
-_STAGE_SOURCE = {
-    "tier1_scan": State.TIER1_SCANNING,
-    "tier2_scan": State.TIER2_SCANNING,
-    "auto_approve_to_publish": State.AUTO_APPROVED,
-}
 _DECISIONS = {
     "auto_approve": (State.AUTO_APPROVED,),
     "review": (State.NEEDS_REVIEW,),
@@ -228,9 +216,9 @@ def stage_durations(since: datetime) -> dict[str, dict[str, float | int | None]]
     submissions that finished without human review, against the published targets."""
     events = SubmissionStateEvent.objects.filter(created_at__gte=since, dwell_ms__isnull=False)
     result = {}
-    for stage, state in _STAGE_SOURCE.items():
-        values = events.filter(from_state=state).values_list("dwell_ms", flat=True)
-        result[stage] = _summary(stage, _percentiles(values))
+    for target in STAGE_TARGETS:
+        values = events.filter(from_state=target.measured).values_list("dwell_ms", flat=True)
+        result[target.metric] = _summary(target, _percentiles(values))
     reviewed = SubmissionStateEvent.objects.filter(
         submission=OuterRef("pk"), to_state=State.NEEDS_REVIEW
     )
@@ -240,8 +228,8 @@ def stage_durations(since: datetime) -> dict[str, dict[str, float | int | None]]
     end_to_end = finished.annotate(total=F("state_changed_at") - F("created_at")).values_list(
         "total", flat=True
     )
-    result["end_to_end"] = _summary(
-        "end_to_end", _percentiles(value.total_seconds() * 1000 for value in end_to_end)
+    result[END_TO_END_TARGET.metric] = _summary(
+        END_TO_END_TARGET, _percentiles(value.total_seconds() * 1000 for value in end_to_end)
     )
     return result
 
@@ -256,16 +244,19 @@ def _percentiles(values: QuerySet | Any) -> tuple[float | None, float | None, in
     return round(cuts[49], 1), round(cuts[94], 1), len(data)
 
 
-def _summary(stage: str, figures: tuple[float | None, float | None, int]) -> dict[str, Any]:
+def _summary(
+    target: LatencyTarget, figures: tuple[float | None, float | None, int]
+) -> dict[str, Any]:
     p50, p95, count = figures
-    target, target_p95 = STAGE_TARGETS_MS[stage]
     return {
         "p50_ms": p50,
         "p95_ms": p95,
         "count": count,
-        "target_ms": target,
-        "target_p95_ms": target_p95,
-        "within_target": None if p50 is None else (p50 <= target and p95 <= target_p95),
+        "target_ms": target.p50_ms,
+        "target_p95_ms": target.p95_ms,
+        "within_target": None
+        if p50 is None or p95 is None
+        else (p50 <= target.p50_ms and p95 <= target.p95_ms),
     }
 
 

@@ -17,21 +17,17 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
-from pipeline.models import Submission
+from pipeline.models import ScanResult, Submission
 from pipeline.roles import VIEW_ALL_SUBMISSIONS
-from pipeline.states import AUTOMATED_STATES, State
+from pipeline.states import AUTOMATED_STATES
+from pipeline.workflow import stage_label
 
 STALE_AFTER = timedelta(minutes=3)
+SCANS_WITH_RESULTS = Prefetch("scans", queryset=ScanResult.objects.select_related("result"))
+"""Prefetch a submission's scans with the grading results they point to, in one query each."""
 _AUTOMATED = sorted(state.value for state in AUTOMATED_STATES)
-STAGE_DESCRIPTIONS = {
-    State.RECEIVED: "intake",
-    State.TIER1_SCANNING: "Tier 1 scanning",
-    State.TIER2_SCANNING: "Tier 2 judging",
-    State.AUTO_APPROVED: "publishing",
-    State.VENDOR_APPROVED: "publishing",
-}
 
 
 def visible_submissions(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Submission]:
@@ -79,7 +75,7 @@ def staleness(submission: Submission, now: datetime) -> dict[str, object] | None
         return None
     if now - submission.state_changed_at < STALE_AFTER:
         return None
-    stage = STAGE_DESCRIPTIONS[State(submission.state)]
+    stage = stage_label(submission.state)
     return {
         "stale": True,
         "stale_since": submission.state_changed_at,

@@ -11,6 +11,7 @@ from celery import Task, shared_task, signals
 from django.conf import settings
 
 from grading.tier1.catalogue import load_catalogue
+from pipeline import workflow
 from pipeline.errors import TRANSIENT_EXCEPTIONS
 from pipeline.services import failures, steps, sweeps
 from pipeline.services.attempts import StepContext
@@ -51,17 +52,17 @@ class PipelineStep(Task):
         )
 
 
-@shared_task(bind=True, base=PipelineStep, name="pipeline.scan")
+@shared_task(bind=True, base=PipelineStep, name=workflow.SCAN.task)
 def scan(self: PipelineStep, submission_id: str) -> None:
     steps.run_intake_and_scan(submission_id, self.step_context())
 
 
-@shared_task(bind=True, base=PipelineStep, name="pipeline.judge")
+@shared_task(bind=True, base=PipelineStep, name=workflow.JUDGE.task)
 def judge(self: PipelineStep, submission_id: str) -> None:
     steps.run_judge(submission_id, self.step_context())
 
 
-@shared_task(bind=True, base=PipelineStep, name="pipeline.publish")
+@shared_task(bind=True, base=PipelineStep, name=workflow.PUBLISH.task)
 def publish(self: PipelineStep, submission_id: str) -> None:
     steps.run_publish(submission_id, self.step_context())
 

@@ -4,12 +4,15 @@ vendor fast path, and the accounts linked to them as their publishers."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
+from grading.records import Tier2Record, decode_tier1, decode_tier2
+from grading.types import Tier1Report
 from registry.bundles import Bundle
 
 
@@ -36,6 +39,58 @@ class BundleSnapshot(models.Model):
 
     def as_bundle(self) -> Bundle:
         return Bundle.from_json(self.files)
+
+
+class GradingResult(models.Model):
+    """What one grader said about one bundle, keyed by what produced it: the bundle, the Tier 1
+    catalogue version and, for Tier 2, the judge version.
+
+    Written once and never changed. Submissions and published versions point to results; a
+    re-scan after the rules or the judge changed adds new results beside the old ones, so every
+    verdict stays explainable by the rules that made it. The JSON is written and read only by
+    ``grading.records``.
+    """
+
+    class Tier(models.IntegerChoices):
+        TIER1 = 1, "Tier 1 (rules)"
+        TIER2 = 2, "Tier 2 (judge)"
+
+    bundle = models.ForeignKey(BundleSnapshot, on_delete=models.PROTECT, related_name="results")
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    catalogue_version = models.CharField(
+        max_length=64, help_text="Content hash of the Tier 1 rule catalogue that ran."
+    )
+    judge_version = models.CharField(
+        max_length=128, blank=True, help_text="Tier 2: provider, model and weights or prompt."
+    )
+    verdict = models.CharField(max_length=16)
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    decision = models.CharField(
+        max_length=16, blank=True, help_text="Tier 2: what the policy decided from the score."
+    )
+    report = models.JSONField(help_text="The report, as grading.records encodes it.")
+    duration_ms = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bundle", "tier", "catalogue_version", "judge_version"],
+                name="one_result_per_grader",
+            )
+        ]
+
+    def __str__(self) -> str:
+        made_by = self.judge_version or self.catalogue_version
+        return f"tier {self.tier} {self.verdict} {self.score or ''} by {made_by}".strip()
+
+    @cached_property
+    def tier1_report(self) -> Tier1Report:
+        return decode_tier1(self.report)
+
+    @cached_property
+    def tier2_record(self) -> Tier2Record:
+        return decode_tier2(self.report)
 
 
 class Skill(models.Model):
@@ -135,6 +190,23 @@ class SkillVersion(models.Model):
     )
     status_reason = models.TextField(blank=True, help_text="Why the status last changed.")
     status_changed_at = models.DateTimeField(null=True, blank=True)
+
+    tier1_result = models.ForeignKey(
+        GradingResult,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The version's current Tier 1 verdict (a re-scan replaces it).",
+    )
+    tier2_result = models.ForeignKey(
+        GradingResult,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The version's current Tier 2 verdict (a re-scan replaces it).",
+    )
 
     objects = VersionQuerySet.as_manager()
 

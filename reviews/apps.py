@@ -5,3 +5,11 @@ class ReviewsConfig(AppConfig):
     name = "reviews"
     verbose_name = "Human review (Tier 3)"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from pipeline.signals import submission_needs_review
+        from reviews.receivers import open_review_when_needed
+
+        submission_needs_review.connect(
+            open_review_when_needed, dispatch_uid="reviews.open_review_when_needed"
+        )

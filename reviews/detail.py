@@ -23,6 +23,8 @@ from pipeline.models import ScanResult, SubmissionStateEvent
 from pipeline.presentation import event_details
 from pipeline.states import State
 from registry.bundles import SKILL_FILE, Bundle
+from registry.models import GradingResult
+from registry.presentation import produced_by
 from reviews.models import Review, ReviewPeriod
 from reviews.services import Action, allowed_actions, refusal
 
@@ -113,8 +115,8 @@ class QueueTime:
 class ReviewPage:
     review: Review
     privileges: list[str]
-    tier1: ScanResult | None
-    tier2: ScanResult | None
+    tier1: GradingResult | None
+    tier2: GradingResult | None
     findings: list[FindingRow]
     concerns: list[FindingRow]
     criteria: list[tuple[str, Any]]
@@ -125,16 +127,27 @@ class ReviewPage:
     actions: list[Action] = field(default_factory=list)
     notice: str = ""
 
+    @property
+    def tier2_produced_by(self) -> str:
+        return produced_by(self.tier2) if self.tier2 else ""
+
+    @property
+    def tier2_confidence(self) -> float | None:
+        return self.tier2.tier2_record.judgement.confidence if self.tier2 else None
+
 
 def review_page(review: Review, user: AbstractBaseUser, now: datetime | None = None) -> ReviewPage:
     """Everything the review page shows, for ``user`` (whose actions it offers)."""
     submission = review.submission
-    scans = {
-        scan.tier: scan for scan in ScanResult.objects.filter(submission=submission, is_late=False)
+    results = {
+        scan.tier: scan.result
+        for scan in ScanResult.objects.select_related("result").filter(
+            submission=submission, is_late=False
+        )
     }
-    tier1, tier2 = scans.get(ScanResult.Tier.TIER1), scans.get(ScanResult.Tier.TIER2)
-    findings = list(tier1.findings) if tier1 else []
-    concerns = list(tier2.findings) if tier2 else []
+    tier1, tier2 = results.get(ScanResult.Tier.TIER1), results.get(ScanResult.Tier.TIER2)
+    findings = [f.to_dict() for f in tier1.tier1_report.findings] if tier1 else []
+    concerns = [c.to_dict() for c in tier2.tier2_record.judgement.concerns] if tier2 else []
     bundle = submission.bundle.as_bundle()
     files = annotate_files(bundle, findings, concerns)
     anchors = {view.path: view.anchor for view in files}
@@ -247,9 +260,9 @@ def time_in_queue(periods: list[ReviewPeriod], now: datetime) -> list[QueueTime]
     return [QueueTime(label, duration) for label, duration in totals.items()]
 
 
-def _criteria(tier2: ScanResult | None) -> list[tuple[str, Any]]:
+def _criteria(tier2: GradingResult | None) -> list[tuple[str, Any]]:
     """The judge's per-criterion scores, named in words, in the order of their names."""
-    scores = (tier2.details.get("criteria") or {}) if tier2 else {}
+    scores = tier2.tier2_record.judgement.criteria if tier2 else {}
     return [(criterion_label(name), score) for name, score in sorted(scores.items())]
 
 

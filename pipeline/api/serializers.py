@@ -71,61 +71,64 @@ class EventSerializer(serializers.ModelSerializer):
         )
 
 
-class Tier1ScanSerializer(serializers.ModelSerializer):
+class _ScanSerializer(serializers.Serializer):
+    """One tier's verdict for a submission, with what produced it."""
+
+    verdict = serializers.CharField(source="result.verdict")
+    catalogue_version = serializers.CharField(
+        source="result.catalogue_version", help_text="The Tier 1 rule catalogue that ran."
+    )
+    duration_ms = serializers.FloatField(source="result.duration_ms")
+    is_late = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+class Tier1ScanSerializer(_ScanSerializer):
+    findings = serializers.SerializerMethodField()
     high_privilege = serializers.SerializerMethodField()
     privileges = serializers.SerializerMethodField()
 
-    class Meta:
-        model = ScanResult
-        fields = (
-            "verdict",
-            "findings",
-            "high_privilege",
-            "privileges",
-            "engine",
-            "engine_version",
-            "duration_ms",
-            "is_late",
-            "created_at",
-        )
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_findings(self, scan: ScanResult) -> list[dict[str, Any]]:
+        return [finding.to_dict() for finding in scan.result.tier1_report.findings]
 
     def get_high_privilege(self, scan: ScanResult) -> bool:
-        return bool(scan.details.get("high_privilege"))
+        return scan.result.tier1_report.high_privilege
 
     def get_privileges(self, scan: ScanResult) -> list[str]:
-        return list(scan.details.get("privileges", []))
+        return list(scan.result.tier1_report.privileges)
 
 
-class Tier2ScanSerializer(serializers.ModelSerializer):
-    concerns = serializers.JSONField(source="findings")
+class Tier2ScanSerializer(_ScanSerializer):
+    score = serializers.IntegerField(source="result.score")
+    decision = serializers.CharField(source="result.decision")
+    judge_version = serializers.CharField(
+        source="result.judge_version", help_text="Provider, model and weights or prompt version."
+    )
+    thresholds = serializers.SerializerMethodField()
+    concerns = serializers.SerializerMethodField()
     criteria = serializers.SerializerMethodField()
     confidence = serializers.SerializerMethodField()
-    prompt_version = serializers.SerializerMethodField()
+    reasons = serializers.SerializerMethodField()
 
-    class Meta:
-        model = ScanResult
-        fields = (
-            "verdict",
-            "score",
-            "concerns",
-            "criteria",
-            "confidence",
-            "engine",
-            "engine_version",
-            "prompt_version",
-            "duration_ms",
-            "is_late",
-            "created_at",
-        )
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_thresholds(self, scan: ScanResult) -> dict[str, int]:
+        """The decision policy's thresholds when this verdict was taken."""
+        return scan.result.tier2_record.thresholds.to_dict()
 
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_concerns(self, scan: ScanResult) -> list[dict[str, Any]]:
+        return [c.to_dict() for c in scan.result.tier2_record.judgement.concerns]
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
     def get_criteria(self, scan: ScanResult) -> dict[str, int]:
-        return dict(scan.details.get("criteria", {}))
+        return dict(scan.result.tier2_record.judgement.criteria)
 
-    def get_confidence(self, scan: ScanResult) -> float | None:
-        return scan.details.get("confidence")
+    def get_confidence(self, scan: ScanResult) -> float:
+        return scan.result.tier2_record.judgement.confidence
 
-    def get_prompt_version(self, scan: ScanResult) -> str:
-        return str(scan.details.get("prompt_version", ""))
+    def get_reasons(self, scan: ScanResult) -> list[str]:
+        return list(scan.result.tier2_record.decision.reasons)
 
 
 class SubmissionSummarySerializer(serializers.ModelSerializer):

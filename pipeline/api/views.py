@@ -14,7 +14,7 @@ from pipeline.api.serializers import (
     SubmissionDetailSerializer,
     SubmissionSummarySerializer,
 )
-from pipeline.selectors import visible_submissions
+from pipeline.selectors import SCANS_WITH_RESULTS, visible_submissions
 from pipeline.services.submissions import SubmissionRequest, create_submission
 from pipeline.states import reachable_from
 
@@ -30,7 +30,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         if self.action == "retrieve":
             return queryset.select_related(
                 "review__assignee", "review__decided_by"
-            ).prefetch_related("scans")
+            ).prefetch_related(SCANS_WITH_RESULTS)
         return queryset
 
     def get_serializer_class(self):  # type: ignore[no-untyped-def]
@@ -54,7 +54,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         submission = create_submission(
             request.user, SubmissionRequest(**serializer.validated_data), trigger="api-submission"
         )
-        submission = self.get_queryset().prefetch_related("scans").get(pk=submission.pk)
+        submission = self.get_queryset().prefetch_related(SCANS_WITH_RESULTS).get(pk=submission.pk)
         body = SubmissionDetailSerializer(submission, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
 

@@ -12,23 +12,9 @@ from django.utils import timezone
 from config.celery import FAST_PUBLISH_RETRY_POLICY
 from pipeline.models import Submission
 from pipeline.states import State
+from pipeline.workflow import steps_from
 
 logger = logging.getLogger(__name__)
-
-PIPELINE_STEPS = ("pipeline.scan", "pipeline.judge", "pipeline.publish")
-_FIRST_STEP = {
-    State.RECEIVED: 0,
-    State.TIER1_SCANNING: 0,
-    State.TIER2_SCANNING: 1,
-    State.AUTO_APPROVED: 2,
-    State.VENDOR_APPROVED: 2,
-}
-
-
-def steps_from(state: str) -> tuple[str, ...]:
-    """The steps still to run for a submission in ``state`` (none outside automated states)."""
-    first = _FIRST_STEP.get(State(state))
-    return () if first is None else PIPELINE_STEPS[first:]
 
 
 def dispatch(submission_id: UUID | str, state: str) -> bool:
@@ -39,7 +25,8 @@ def dispatch(submission_id: UUID | str, state: str) -> bool:
     if not steps:
         return False
     signatures = [
-        current_app.signature(name, args=(str(submission_id),), immutable=True) for name in steps
+        current_app.signature(step.task, args=(str(submission_id),), immutable=True)
+        for step in steps
     ]
     chain(*signatures).apply_async(retry_policy=FAST_PUBLISH_RETRY_POLICY)
     if state == State.RECEIVED:

@@ -9,10 +9,10 @@ from pipeline.errors import classify
 from pipeline.models import DeadLetter, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.services.attempts import CrashLoopDetected
-from pipeline.services.steps import TASK_STAGES
 from pipeline.sources.errors import SourceUnavailable
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, TransitionConflict, transition
+from pipeline.workflow import step_named
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,8 @@ def give_up(
         traceback=traceback[-10000:],
         payload={"args": [submission_id] if submission_id else [], "retries": retries},
     )
-    if submission is not None and stage in TASK_STAGES.get(task_name, ()):
+    step = step_named(task_name)
+    if submission is not None and step is not None and stage in step.stages:
         attempts = retries + 1
         try:
             transition(

@@ -11,9 +11,9 @@ from typing import Any
 
 from django.db import transaction
 
-from pipeline.models import Submission
+from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
-from pipeline.states import ActorType, State
+from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
 from registry import services as registry
 from registry.models import Skill, SkillVersion
@@ -32,6 +32,8 @@ def publish(
     with transaction.atomic():
         publication = registry.publish_version(publication_request(submission, channel, actor))
         version = publication.version
+        if publication.created:
+            _record_verdict(version, submission)
         transition(
             submission.pk,
             Change(
@@ -70,7 +72,7 @@ def publication_request(
         channel=SkillVersion.Channel(channel),
         description=manifest.description,
         declared_version=manifest.version,
-        approved_by=actor.name if actor.type == ActorType.ADMIN else None,
+        approved_by=actor.name if channel == SkillVersion.Channel.REVIEW else None,
     )
 
 
@@ -82,3 +84,16 @@ def _published_message(publication: registry.Publication) -> str:
     if version.status == SkillVersion.Status.QUARANTINED:
         return f"{message}, quarantined at once: {version.status_reason}"
     return message
+
+
+def _record_verdict(version: SkillVersion, submission: Submission) -> None:
+    """The new version's current verdict is the one its submission received; a re-scan
+    replaces it later."""
+    current = {
+        scan.tier: scan.result_id
+        for scan in submission.scans.filter(is_late=False).only("tier", "result")
+    }
+    SkillVersion.objects.filter(pk=version.pk).update(
+        tier1_result_id=current.get(ScanResult.Tier.TIER1),
+        tier2_result_id=current.get(ScanResult.Tier.TIER2),
+    )

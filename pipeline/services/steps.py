@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -21,32 +22,27 @@ from django.db import IntegrityError, transaction
 
 from grading import policy, tier1
 from grading.judges import get_judge
+from grading.records import Thresholds, Tier2Record
 from grading.types import Decision, Finding, Judgement, Tier1Report
+from pipeline import workflow
 from pipeline.models import ProcessingAttempt, ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.services.attempts import StepContext, succeed_with, tracked_attempt
 from pipeline.services.intake import take_in
 from pipeline.services.publishing import publish
+from pipeline.signals import submission_needs_review
 from pipeline.sources.errors import SourceRejected
 from pipeline.states import TERMINAL_STATES, State
 from pipeline.transitions import Actor, Change, TransitionConflict, transition
-from registry.models import SkillVersion
-from reviews.services import open_review
+from registry import results
+from registry.models import GradingResult, SkillVersion
 
 logger = logging.getLogger(__name__)
 
 _INTAKE = frozenset({State.RECEIVED})
 _SCAN = frozenset({State.TIER1_SCANNING})
-_JUDGE = frozenset({State.TIER2_SCANNING})
-_PUBLISH = frozenset({State.AUTO_APPROVED, State.VENDOR_APPROVED})
 _TOP_FINDINGS = 3
 _VENDOR_HELD = "a verified vendor source with a critical Tier 1 finding: a person decides"
-# The states each task works on: a task that gives up rejects only from these.
-TASK_STAGES: dict[str, frozenset[State]] = {
-    "pipeline.scan": _INTAKE | _SCAN,
-    "pipeline.judge": _JUDGE,
-    "pipeline.publish": _PUBLISH,
-}
 
 
 def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
@@ -106,7 +102,7 @@ def run_intake(submission_id: str, context: StepContext) -> None:
                 metadata=metadata,
                 updates=intake.updates,
             )
-        _store_and_apply(submission, _tier1_result(submission, report), change, attempt)
+        _store_and_apply(submission, _tier1_result(intake.bundle.sha256, report), change, attempt)
 
 
 def run_scan(submission_id: str, context: StepContext) -> None:
@@ -116,9 +112,13 @@ def run_scan(submission_id: str, context: StepContext) -> None:
     if submission is None:
         return
     with tracked_attempt(submission, context) as attempt:
-        stored = submission.scans.filter(tier=ScanResult.Tier.TIER1, is_late=False).first()
+        stored = (
+            submission.scans.select_related("result")
+            .filter(tier=ScanResult.Tier.TIER1, is_late=False)
+            .first()
+        )
         report = (
-            _report_from(stored)
+            stored.result.tier1_report
             if stored
             else tier1.scan(submission.bundle.as_bundle().scan_input())
         )
@@ -144,43 +144,58 @@ def run_scan(submission_id: str, context: StepContext) -> None:
                 {**metadata, "critical": _summaries(_blocking(report.findings))},
                 outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
             )
-        result = None if stored else _tier1_result(submission, report)
+        result = None if stored else _tier1_result(submission.bundle_id, report)
         _store_and_apply(submission, result, change, attempt)
 
 
 def run_judge(submission_id: str, context: StepContext) -> None:
     """Tier 2: the judge's score and the decision policy pick AUTO_APPROVED, NEEDS_REVIEW or
     REJECTED."""
-    submission = _waiting_for(submission_id, context, _JUDGE)
+    submission = _waiting_for(submission_id, context, workflow.JUDGE.stages)
     if submission is None:
         return
     with tracked_attempt(submission, context) as attempt:
         report = tier1_report(submission)
         judgement = get_judge().judge(submission.bundle.as_bundle().scan_input(), report)
+        thresholds = Thresholds(
+            settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE, settings.SKILLGATE_REVIEW_MIN_SCORE
+        )
         decision = policy.decide(
             report,
             judgement,
-            auto_approve_min=settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE,
-            review_min=settings.SKILLGATE_REVIEW_MIN_SCORE,
+            auto_approve_min=thresholds.auto_approve_min,
+            review_min=thresholds.review_min,
         )
         if submission.vendor_org_id is not None:
             decision = Decision("review", (_VENDOR_HELD, *decision.reasons))
-        result = _tier2_result(submission, judgement, decision)
-        opens_review = decision.outcome == "review"
+        record = Tier2Record(judgement, decision, thresholds)
+
+        def needs_review() -> None:
+            submission_needs_review.send(
+                Submission,
+                submission=submission,
+                decision=decision,
+                tier1=report,
+                judgement=judgement,
+            )
+
         _store_and_apply(
             submission,
-            result,
+            PendingResult(
+                ScanResult.Tier.TIER2,
+                lambda: results.record_tier2(
+                    submission.bundle_id, report.catalogue_version, record
+                ),
+            ),
             _judge_change(judgement, decision),
             attempt,
-            then=(lambda: open_review(submission, decision, report, judgement))
-            if opens_review
-            else None,
+            then=needs_review if decision.outcome == "review" else None,
         )
 
 
 def run_publish(submission_id: str, context: StepContext) -> None:
     """AUTO_APPROVED / VENDOR_APPROVED → PUBLISHED with its version assigned."""
-    submission = _waiting_for(submission_id, context, _PUBLISH)
+    submission = _waiting_for(submission_id, context, workflow.PUBLISH.stages)
     if submission is None:
         return
     channel = (
@@ -197,18 +212,8 @@ def run_publish(submission_id: str, context: StepContext) -> None:
 
 def tier1_report(submission: Submission) -> Tier1Report:
     """The stored Tier 1 report of the submission, as the judge and the reviewers see it."""
-    return _report_from(submission.scans.get(tier=ScanResult.Tier.TIER1, is_late=False))
-
-
-def _report_from(scan: ScanResult) -> Tier1Report:
-    return Tier1Report(
-        verdict=scan.verdict,  # type: ignore[arg-type]
-        findings=tuple(Finding(**finding) for finding in scan.findings),
-        high_privilege=bool(scan.details.get("high_privilege")),
-        privileges=tuple(scan.details.get("privileges", ())),
-        engine_version=scan.engine_version,
-        duration_ms=scan.duration_ms,
-    )
+    scan = submission.scans.select_related("result").get(tier=ScanResult.Tier.TIER1, is_late=False)
+    return scan.result.tier1_report
 
 
 def _waiting_for(
@@ -239,19 +244,32 @@ def _apply(submission: Submission, change: Change, attempt: ProcessingAttempt) -
         logger.info("%s skipped: %s", change.trigger, conflict)
 
 
+@dataclass(frozen=True)
+class PendingResult:
+    """A tier's result to record for the submission in the step's own transaction."""
+
+    tier: int
+    record: Callable[[], GradingResult]
+
+    def link(self, submission: Submission, *, is_late: bool = False) -> ScanResult:
+        return ScanResult.objects.create(
+            submission=submission, tier=self.tier, result=self.record(), is_late=is_late
+        )
+
+
 def _store_and_apply(
     submission: Submission,
-    result: ScanResult | None,
+    result: PendingResult | None,
     change: Change,
     attempt: ProcessingAttempt,
     then: Callable[[], object] | None = None,
 ) -> None:
-    """Save the result (if there is a new one), transition and run ``then`` together; keep a
+    """Record the result (if there is a new one), transition and run ``then`` together; keep a
     late result when the submission was timed out or given up on in the meantime."""
     try:
         with transaction.atomic():
             if result is not None:
-                result.save()
+                result.link(submission)
             transition(submission.pk, change, entered_at=submission.state_changed_at)
             if then is not None:
                 then()
@@ -267,9 +285,7 @@ def _store_and_apply(
         logger.info("%s skipped: tier %s result already stored", change.trigger, result.tier)
     except TransitionConflict as conflict:
         if result is not None and conflict.actual in TERMINAL_STATES:
-            result.pk = None
-            result.is_late = True
-            result.save()
+            result.link(submission, is_late=True)
             logger.info("stored a late tier %s result for %s", result.tier, submission.pk)
         else:
             logger.info("%s skipped: %s", change.trigger, conflict)
@@ -292,38 +308,8 @@ def _source_rejected(submission: Submission, rejected: SourceRejected) -> Change
     )
 
 
-def _tier1_result(submission: Submission, report: Tier1Report) -> ScanResult:
-    return ScanResult(
-        submission=submission,
-        tier=ScanResult.Tier.TIER1,
-        verdict=report.verdict,
-        findings=[finding.to_dict() for finding in report.findings],
-        details={"high_privilege": report.high_privilege, "privileges": list(report.privileges)},
-        engine="tier1-rules",
-        engine_version=report.engine_version,
-        duration_ms=report.duration_ms,
-    )
-
-
-def _tier2_result(submission: Submission, judgement: Judgement, decision: Decision) -> ScanResult:
-    return ScanResult(
-        submission=submission,
-        tier=ScanResult.Tier.TIER2,
-        verdict=judgement.verdict,
-        score=judgement.score,
-        findings=[concern.to_dict() for concern in judgement.concerns],
-        details={
-            "criteria": judgement.criteria,
-            "confidence": judgement.confidence,
-            "prompt_version": judgement.prompt_version,
-            "decision": decision.outcome,
-            "reasons": list(decision.reasons),
-            "notes": judgement.notes,
-        },
-        engine=judgement.provider,
-        engine_version=f"{judgement.model} {judgement.prompt_version}",
-        duration_ms=judgement.duration_ms,
-    )
+def _tier1_result(bundle_sha256: str, report: Tier1Report) -> PendingResult:
+    return PendingResult(ScanResult.Tier.TIER1, lambda: results.record_tier1(bundle_sha256, report))
 
 
 def _judge_change(judgement: Judgement, decision: Decision) -> Change:

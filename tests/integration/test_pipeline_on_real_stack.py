@@ -91,7 +91,7 @@ def test_a_clearly_unsafe_skill_is_rejected_by_the_judge(submit):
     ]
     assert trail(submission)[-1][2:] == ("tier2-fail", "worker")
     assert (submission.outcome.kind, submission.outcome.code) == ("verdict", "SCORE_TOO_LOW")
-    assert submission.scans.get(tier=2).score < 60
+    assert submission.scans.get(tier=2).result.score < 60
 
 
 def test_a_doubtful_skill_waits_for_review(submit):
@@ -125,4 +125,4 @@ def test_a_trusted_vendor_repository_takes_the_fast_path(submit, tmp_path, autho
         ("VENDOR_APPROVED", "PUBLISHED", "publish-complete", "system"),
     ]
     assert submission.events.get(to_state="VENDOR_APPROVED").metadata["org"] == "file/anthropics"
-    assert submission.scans.get(tier=1).verdict == "PASS"
+    assert submission.scans.get(tier=1).result.verdict == "PASS"

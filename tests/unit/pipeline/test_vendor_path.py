@@ -88,7 +88,7 @@ def test_a_linked_publisher_at_a_branch_tip_takes_the_vendor_path_after_tier1(
     assert approved["ref"] == "refs/heads/main"
     assert approved["commit"] == git(vendor_repo, "rev-parse", "HEAD").strip()
     assert submission.published_version.channel == SkillVersion.Channel.VENDOR
-    assert submission.scans.get(tier=1).verdict == "PASS"
+    assert submission.scans.get(tier=1).result.verdict == "PASS"
 
 
 # --- item 1: dot segments cannot smuggle another owner -----------------------------------
@@ -215,9 +215,9 @@ def test_a_vendor_bundle_with_a_critical_finding_waits_for_review(client_for, pu
         ("TIER2_SCANNING", "tier1-vendor-held"),
         ("NEEDS_REVIEW", "tier2-concerns"),
     ]
-    scan = submission.scans.get(tier=1)
-    assert scan.verdict == "FAIL"
-    assert any(f["severity"] == "critical" for f in scan.findings)
+    report = submission.scans.get(tier=1).result.tier1_report
+    assert report.verdict == "FAIL"
+    assert any(f.severity == "critical" for f in report.findings)
     assert "verified vendor source" in submission.review.reasons[0]
     assert submission.published_version is None
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from grading.records import Thresholds, Tier2Record
 from grading.types import Concern, Decision, Finding, Judgement, Tier1Report
 from pipeline.models import ScanResult, Submission
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
+from registry.results import record_tier1, record_tier2
 from reviews.models import Review
 from reviews.services import open_review
 from tests.support.skills import skill_md
@@ -74,6 +76,7 @@ def awaiting_review(
         privileges=privileges,
         engine_version="rules-test",
         duration_ms=2.0,
+        catalogue_version="tier1-test",
     )
     judgement = Judgement(
         score=score,
@@ -84,6 +87,7 @@ def awaiting_review(
         provider="heuristic",
         model="heuristic-test",
         prompt_version="p-test",
+        judge_version="heuristic/test",
     )
     decision = Decision(
         "review",
@@ -95,34 +99,18 @@ def awaiting_review(
         ),
     )
     with transaction.atomic():
-        ScanResult.objects.create(
-            submission=submission,
-            tier=ScanResult.Tier.TIER1,
-            verdict="PASS",
-            findings=[finding.to_dict() for finding in findings],
-            details={"high_privilege": high_privilege, "privileges": list(privileges)},
-            engine="tier1-rules",
-            engine_version="rules-test",
-            duration_ms=2.0,
-        )
-        ScanResult.objects.create(
-            submission=submission,
-            tier=ScanResult.Tier.TIER2,
-            verdict=judgement.verdict,
-            score=score,
-            findings=[concern.to_dict() for concern in concerns],
-            details={
-                "criteria": judgement.criteria,
-                "confidence": judgement.confidence,
-                "prompt_version": judgement.prompt_version,
-                "decision": "review",
-                "reasons": list(decision.reasons),
-                "notes": {},
-            },
-            engine="heuristic",
-            engine_version="heuristic-test p-test",
-            duration_ms=1.0,
-        )
+        for tier, result in (
+            (ScanResult.Tier.TIER1, record_tier1(submission.bundle_id, report)),
+            (
+                ScanResult.Tier.TIER2,
+                record_tier2(
+                    submission.bundle_id,
+                    report.catalogue_version,
+                    Tier2Record(judgement, decision, Thresholds(80, 60)),
+                ),
+            ),
+        ):
+            ScanResult.objects.create(submission=submission, tier=tier, result=result)
         transition(
             submission.pk,
             Change(State.TIER2_SCANNING, State.NEEDS_REVIEW, "tier2-concerns", Actor.worker()),
