@@ -25,7 +25,7 @@ def publish_files(
         name=name,
         repo_url=repo_url,
     )
-    return publish(submission, SkillVersion.Channel.AUTOMATIC, Actor.system())
+    return publish(submission, SkillVersion.Channel.AUTOMATIC, Actor.system(), "publish-complete")
 
 
 def publish_skill(author, name: str = "note-taker", **skill: str) -> SkillVersion:

@@ -118,7 +118,9 @@ def test_a_quarantined_bundle_published_again_is_quarantined_at_once(make_user):
         State.AUTO_APPROVED, user, files=benign_files(body="bad", description="Does bad things.")
     )
 
-    again = publish_submission(submission, SkillVersion.Channel.AUTOMATIC, PipelineActor.system())
+    again = publish_submission(
+        submission, SkillVersion.Channel.AUTOMATIC, PipelineActor.system(), "publish-complete"
+    )
 
     assert again.pk != bad.pk and again.status == "quarantined"
     assert f"identical to {bad}, which is quarantined: steals tokens" in again.status_reason
@@ -160,6 +162,6 @@ def test_a_reviewer_approval_is_recorded_as_the_reviewers(make_user):
     user = make_user()
     submission = submission_in(State.TIER3_REVIEW, user, files=benign_files())
     version = publish_submission(
-        submission, SkillVersion.Channel.REVIEW, PipelineActor.admin("rita")
+        submission, SkillVersion.Channel.REVIEW, PipelineActor.admin("rita"), "reviewer-approved"
     )
     assert (version.events.get().actor, version.events.get().actor_type) == ("rita", "account")
