@@ -218,7 +218,11 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "ENUM_NAME_OVERRIDES": {"SubmissionStateEnum": "pipeline.states.State"},
+    "ENUM_NAME_OVERRIDES": {
+        "SubmissionStateEnum": "pipeline.states.State",
+        "VersionStatusEnum": "registry.models.VersionStatus",
+        "RescanCampaignStatusEnum": "registry.models.RescanCampaign.Status",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.add_error_responses",
@@ -272,6 +276,11 @@ SKILLGATE_RECOVERY_BACKOFF_S = env_int("SKILLGATE_RECOVERY_BACKOFF_S", 60)
 # A submission the broker never confirmed is re-sent after this grace period.
 SKILLGATE_UNDELIVERED_AFTER_S = env_int("SKILLGATE_UNDELIVERED_AFTER_S", 10)
 SKILLGATE_SWEEP_BATCH = env_int("SKILLGATE_SWEEP_BATCH", 500)
+
+# --- Re-scan campaigns: lanes of messages per campaign, each re-scanning for a slice of time on
+# the low-priority queue (its own worker in `make run` and compose) before handing over.
+SKILLGATE_RESCAN_LANES = env_int("SKILLGATE_RESCAN_LANES", 2)
+SKILLGATE_RESCAN_SLICE_S = env_float("SKILLGATE_RESCAN_SLICE_S", 2.0)
 
 # --- Grading and the decision policy --------------------------------------------------
 SKILLGATE_AUTO_APPROVE_MIN_SCORE = env_int("SKILLGATE_AUTO_APPROVE_MIN_SCORE", 80)

@@ -15,6 +15,8 @@ from prometheus_client.registry import Collector
 
 from pipeline import monitoring
 from pipeline.models import DeadLetter, SubmissionStateEvent, TimeoutBucket
+from registry.metrics import RescanCollector
+from reviews.metrics import RulePrecisionCollector
 
 
 class PipelineCollector(Collector):
@@ -130,6 +132,8 @@ class PipelineCollector(Collector):
 
 _REGISTRY = CollectorRegistry(auto_describe=False)
 _REGISTRY.register(PipelineCollector())
+_REGISTRY.register(RescanCollector())
+_REGISTRY.register(RulePrecisionCollector())
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:

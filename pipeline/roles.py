@@ -37,6 +37,11 @@ OPERATOR_PERMISSIONS: tuple[str, ...] = (
     "registry.add_publishermembership",
     "registry.delete_publishermembership",
     "registry.view_publishermembershipevent",
+    "registry.start_rescan",
+    "registry.view_rescancampaign",
+    "registry.view_rescanitem",
+    "registry.view_gradingresult",
+    "reviews.view_findingfeedback",
     "axes.view_accessattempt",
     "axes.delete_accessattempt",
     "axes.view_accessfailurelog",
@@ -44,13 +49,14 @@ OPERATOR_PERMISSIONS: tuple[str, ...] = (
 )
 
 
-def sync_operators_group(apps: Apps) -> None:
-    """Create the group with exactly OPERATOR_PERMISSIONS (takes the migration's registry)."""
+def sync_operators_group(apps: Apps, permissions: tuple[str, ...] = OPERATOR_PERMISSIONS) -> None:
+    """Create the group with exactly ``permissions`` (takes the migration's registry; a
+    migration passes the list as it stood then, so replaying old migrations keeps working)."""
     group_model = apps.get_model("auth", "Group")
     permission_model = apps.get_model("auth", "Permission")
     group, _ = group_model.objects.get_or_create(name=OPERATORS_GROUP)
     wanted = []
-    for dotted in OPERATOR_PERMISSIONS:
+    for dotted in permissions:
         app_label, codename = dotted.split(".", 1)
         wanted.append(
             permission_model.objects.get(content_type__app_label=app_label, codename=codename)

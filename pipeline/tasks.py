@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from celery import Task, shared_task, signals
 from django.conf import settings
+from django.utils import timezone
 
 from grading.tier1.catalogue import load_catalogue
 from pipeline import workflow
 from pipeline.errors import TRANSIENT_EXCEPTIONS
-from pipeline.services import failures, steps, sweeps
+from pipeline.services import failures, rescans, steps, sweeps
 from pipeline.services.attempts import StepContext
+from registry.rescans import RETRY_LATER
 
 
 @signals.worker_init.connect
@@ -65,6 +67,24 @@ def judge(self: PipelineStep, submission_id: str) -> None:
 @shared_task(bind=True, base=PipelineStep, name=workflow.PUBLISH.task)
 def publish(self: PipelineStep, submission_id: str) -> None:
     steps.run_publish(submission_id, self.step_context())
+
+
+@shared_task(
+    name=workflow.RESCAN.task,
+    autoretry_for=RETRY_LATER,
+    max_retries=3,
+    retry_backoff=settings.SKILLGATE_RETRY_BACKOFF_S,
+    retry_backoff_max=300,
+    retry_jitter=True,
+)
+def rescan(campaign_id: str) -> None:
+    """One slice of a re-scan campaign's lane (low priority: its own queue and worker)."""
+    rescans.drain(campaign_id)
+
+
+@shared_task(name="pipeline.sweeps.resume_rescans")
+def resume_rescans() -> dict[str, int]:
+    return {"resumed": len(rescans.resume_stalled(timezone.now()))}
 
 
 @shared_task(name="pipeline.sweeps.recover_stuck")

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 
 from config.roles import is_security
-from registry import lifecycle, services
+from registry import lifecycle, rescans, services
 from registry.models import (
     PublisherMembership,
     PublisherMembershipEvent,
+    RescanCampaign,
+    RescanItem,
     Skill,
     SkillVersion,
     TrustedOrg,
@@ -178,6 +183,20 @@ class SkillVersionAdmin(admin.ModelAdmin):
     readonly_fields = fields
     inlines = (VersionEventInline,)
     change_form_template = "admin/registry/skillversion/change_form.html"
+    actions = ("rescan_selected",)
+
+    @admin.action(
+        description="Re-scan the selected versions with today's rules and judge",
+        permissions=["start_rescan"],
+    )
+    def rescan_selected(self, request: HttpRequest, queryset: Any) -> HttpResponse:
+        scope = rescans.RescanScope(version_ids=tuple(queryset.values_list("pk", flat=True)))
+        campaign = rescans.start_campaign(scope, request.user.get_username())
+        messages.success(request, f"Re-scan started: {campaign.total} version(s).")
+        return redirect(reverse("admin:registry_rescancampaign_change", args=[campaign.pk]))
+
+    def has_start_rescan_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("registry.start_rescan")
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return is_security(request.user) or super().has_module_permission(request)
@@ -259,3 +278,115 @@ class SkillVersionAdmin(admin.ModelAdmin):
             version.refresh_from_db()
             messages.success(request, f"Done: {version} is now {version.status}.")
         return redirect(reverse("admin:registry_skillversion_change", args=[version.pk]))
+
+
+class RescanScopeForm(forms.Form):
+    """What to re-scan: everything published, one owner's skills, or what was published since
+    a day. (Chosen versions are re-scanned from the versions list's action.)"""
+
+    owner = forms.CharField(required=False, help_text="Only this owner's skills.")
+    since = forms.DateField(
+        required=False, help_text="Only versions published on or after this day (YYYY-MM-DD)."
+    )
+
+    def scope(self) -> rescans.RescanScope:
+        return rescans.RescanScope(
+            owner=self.cleaned_data["owner"].strip(), since=self.cleaned_data["since"]
+        )
+
+
+@admin.register(RescanCampaign)
+class RescanCampaignAdmin(admin.ModelAdmin):
+    """Campaigns with their progress; "Add" starts one (operators with the permission)."""
+
+    list_display = ("short_id", "status", "scope", "progress", "eta", "started_by", "started_at")
+    list_filter = ("status",)
+    fields = readonly_fields = (
+        "id",
+        "status",
+        "scope",
+        "catalogue_version",
+        "judge_version",
+        "progress",
+        "eta",
+        "started_by",
+        "started_at",
+        "progressed_at",
+        "finished_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("registry.start_rescan")
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """Start a campaign: the scope form, then the new campaign's page."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = RescanScopeForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            campaign = rescans.start_campaign(form.scope(), request.user.get_username())
+            messages.success(request, f"Re-scan started: {campaign.total} version(s).")
+            return redirect(reverse("admin:registry_rescancampaign_change", args=[campaign.pk]))
+        return TemplateResponse(
+            request,
+            "admin/registry/rescancampaign/start.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Start a re-scan",
+                "form": form,
+                "opts": self.model._meta,
+            },
+        )
+
+    @admin.display(description="campaign")
+    def short_id(self, campaign: RescanCampaign) -> str:
+        return format_html('<span title="{}">{}</span>', campaign.pk, str(campaign.pk)[:8])
+
+    @admin.display(description="progress")
+    def progress(self, campaign: RescanCampaign) -> str:
+        return (
+            f"{campaign.done + campaign.failed}/{campaign.total} re-scanned · "
+            f"{campaign.changed} worse · {campaign.failed} failed"
+        )
+
+    @admin.display(description="time left")
+    def eta(self, campaign: RescanCampaign) -> str:
+        left = rescans.progress(campaign).eta
+        return "—" if left is None else f"about {max(1, round(left.total_seconds()))} s"
+
+
+@admin.register(RescanItem)
+class RescanItemAdmin(admin.ModelAdmin):
+    list_display = ("version", "campaign", "status", "outcome", "finished_at")
+    list_filter = ("status", "outcome")
+    list_select_related = ("version__skill",)
+    search_fields = ("campaign__id", "version__skill__owner", "version__skill__name")
+    readonly_fields = (
+        "campaign",
+        "version",
+        "status",
+        "outcome",
+        "previous_tier1",
+        "previous_tier2",
+        "tier1_result",
+        "tier2_result",
+        "error",
+        "finished_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

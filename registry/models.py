@@ -4,6 +4,7 @@ vendor fast path, and the accounts linked to them as their publishers."""
 
 from __future__ import annotations
 
+import uuid
 from functools import cached_property
 from typing import Any
 
@@ -346,3 +347,99 @@ class PublisherMembershipEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor} {self.action} {self.username} for {self.org}"
+
+
+class RescanCampaign(models.Model):
+    """A re-scan of published versions with today's rules and judge, started by an operator
+    (typically after the rule catalogue or the judge changed).
+
+    Its items are created when it starts, one per version in scope, so the campaign is
+    resumable: whatever crashes, the pending items say what is left, and each item is done in
+    one transaction (no version recorded twice, none skipped). The counters are maintained as
+    items finish, so progress costs one row to read.
+    """
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    scope = models.JSONField(help_text="Which versions: all, one owner's, or published since.")
+    catalogue_version = models.CharField(max_length=64, help_text="The rules it scans with.")
+    judge_version = models.CharField(max_length=128, help_text="The judge it scores with.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(
+        default=0, help_text="Versions whose verdict is now worse than before."
+    )
+    failed = models.PositiveIntegerField(default=0)
+    started_by = models.CharField(max_length=150)
+    started_at = models.DateTimeField(auto_now_add=True)
+    progressed_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-started_at",)
+        verbose_name = "re-scan campaign"
+        permissions = [("start_rescan", "Can start re-scan campaigns")]
+        indexes = [
+            models.Index(
+                fields=["progressed_at"],
+                condition=models.Q(status="running"),
+                name="rescan_running",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"re-scan {str(self.id)[:8]} ({self.done}/{self.total})"
+
+
+class RescanItem(models.Model):
+    """One version of a campaign: pending until re-scanned, then its new verdict compared with
+    the one it had."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DONE = "done"
+        FAILED = "failed"
+
+    class Outcome(models.TextChoices):
+        UNCHANGED = "unchanged", "Unchanged or better"
+        CONCERNING = "concerning", "Newly concerning: sent to review"
+        CRITICAL = "critical", "Newly critical: quarantined and sent to review"
+
+    campaign = models.ForeignKey(RescanCampaign, on_delete=models.CASCADE, related_name="items")
+    version = models.ForeignKey(SkillVersion, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True)
+    previous_tier1 = models.ForeignKey(
+        GradingResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    previous_tier2 = models.ForeignKey(
+        GradingResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    tier1_result = models.ForeignKey(
+        GradingResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    tier2_result = models.ForeignKey(
+        GradingResult, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    error = models.TextField(blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("id",)
+        constraints = [
+            models.UniqueConstraint("campaign", "version", name="rescan_item_once_per_version")
+        ]
+        indexes = [
+            models.Index(
+                fields=["campaign", "id"],
+                condition=models.Q(status="pending"),
+                name="rescan_item_pending",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version_id} {self.status} {self.outcome}".strip()

@@ -20,12 +20,16 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.timesince import timesince
 
+from config.roles import is_security
 from grading.labels import category_label, privilege_label
 from pipeline.transitions import TransitionError
 from reviews import selectors
 from reviews.detail import review_page
+from reviews.feedback import mark_finding, rule_precision
 from reviews.forms import action_form
-from reviews.models import Review
+from reviews.models import Review, VersionReview
+from reviews.rescan_reviews import DecisionUnavailable, decide, decisions_for
+from reviews.selectors import open_version_reviews
 from reviews.services import ACTIONS, Action, ReviewForbidden
 
 ACTION_LABELS: dict[Action, str] = {
@@ -166,7 +170,13 @@ class ReviewAdmin(admin.ModelAdmin):
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        return super().changelist_view(request, {"title": "Review queue", **(extra_context or {})})
+        context = {
+            "title": "Review queue",
+            # Re-scan items wait in the same queue, above the submissions, marked "re-scan".
+            "rescan_reviews": open_version_reviews(),
+            **(extra_context or {}),
+        }
+        return super().changelist_view(request, context)
 
     # --- queue columns (all read from the one joined query and the categories prefetch) ---
 
@@ -229,6 +239,16 @@ class ReviewAdmin(admin.ModelAdmin):
     def get_urls(self) -> list[URLPattern]:
         return [
             path(
+                "<path:object_id>/mark/",
+                self.admin_site.admin_view(self.mark_view),
+                name="reviews_review_mark",
+            ),
+            path(
+                "rule-precision/",
+                self.admin_site.admin_view(self.precision_view),
+                name="reviews_rule_precision",
+            ),
+            path(
                 "<path:object_id>/act/<str:action>/",
                 self.admin_site.admin_view(self.action_view),
                 name="reviews_review_act",
@@ -268,6 +288,39 @@ class ReviewAdmin(admin.ModelAdmin):
                 messages.success(request, _success_message(chosen, done))
                 return redirect(self._detail_url(review))
         return self._render(request, review, {chosen: form}, status=400)
+
+    def mark_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """POST a reviewer's word on one finding, then back to the findings table."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        review = self._review(request, object_id)
+        try:
+            mark_finding(
+                review.pk,
+                request.user,
+                request.POST.get("rule_id", ""),
+                request.POST.get("file", ""),
+                int(request.POST.get("line", "0") or 0),
+                request.POST.get("verdict", ""),
+            )
+        except (ReviewForbidden, ValidationError, ValueError) as refused:
+            messages.error(request, f"Could not mark the finding: {_plain(refused)}")
+        return redirect(self._detail_url(review) + "#tier1-findings")
+
+    def precision_view(self, request: HttpRequest) -> HttpResponse:
+        """Per-rule precision over the last 90 days, least precise first (operators)."""
+        if not request.user.has_perm("reviews.view_findingfeedback"):
+            raise PermissionDenied
+        return TemplateResponse(
+            request,
+            "admin/reviews/rule_precision.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": "Rule precision (reviewers' marks, last 90 days)",
+                "rules": rule_precision(),
+                "opts": self.model._meta,
+            },
+        )
 
     def _review(self, request: HttpRequest, object_id: str) -> Review:
         if not self.has_view_permission(request):
@@ -327,3 +380,87 @@ def _success_message(action: Action, review: Review) -> str:
     if action == Action.APPROVE:
         return f"Approved {name}: published as version {submission.published_version.version}."
     return f"Rejected {name}."
+
+
+@admin.register(VersionReview)
+class VersionReviewAdmin(admin.ModelAdmin):
+    """Published versions a re-scan found worse. The open ones also head the review queue; the
+    page shows what the re-scan found and, to Security, the decisions the version allows."""
+
+    list_display = ("version", "severity", "opened_at", "due_at", "decision", "decided_by")
+    list_filter = ("severity", "decision")
+    list_select_related = ("version__skill", "decided_by")
+    search_fields = ("version__skill__owner", "version__skill__name")
+    actions = None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.has_perm("reviews.view_review")
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return self.has_view_permission(request)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """The re-scan's findings; a POST decides (Security only, reason required)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        review = (
+            VersionReview.objects.select_related(
+                "version__skill", "rescan__tier1_result", "rescan__tier2_result", "decided_by"
+            )
+            .filter(pk=object_id)
+            .first()
+        )
+        if review is None:
+            raise Http404(f"no re-scan review {object_id}")
+        if request.method == "POST":
+            decision, reason = request.POST.get("decision", ""), request.POST.get("reason", "")
+            try:
+                decide(review.pk, request.user, decision, reason)
+            except (ReviewForbidden, DecisionUnavailable, ValidationError) as refused:
+                messages.error(request, f"Could not decide: {_plain(refused)}")
+            else:
+                label = VersionReview.Decision(decision).label
+                messages.success(
+                    request, f"{review.version.skill}@{review.version.version}: {label}."
+                )
+            return redirect(reverse("admin:reviews_versionreview_change", args=[review.pk]))
+        findings = (
+            review.rescan.tier1_result.tier1_report.findings if review.rescan.tier1_result else ()
+        )
+        return TemplateResponse(
+            request,
+            "admin/reviews/versionreview/review.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Re-scan review: {review.version.skill}@{review.version.version}",
+                "review": review,
+                "findings": findings,
+                "decisions": [
+                    (value, VersionReview.Decision(value).label) for value in decisions_for(review)
+                ]
+                if is_security(request.user)
+                else [],
+                "opts": self.model._meta,
+            },
+        )
+
+
+def _plain(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        return "; ".join(error.messages)
+    return str(error)

@@ -8,8 +8,11 @@ class ReviewsConfig(AppConfig):
 
     def ready(self) -> None:
         from pipeline.signals import submission_needs_review
+        from registry.signals import version_needs_review
         from reviews.receivers import open_review_when_needed
+        from reviews.rescan_reviews import open_version_review
 
         submission_needs_review.connect(
             open_review_when_needed, dispatch_uid="reviews.open_review_when_needed"
         )
+        version_needs_review.connect(open_version_review, dispatch_uid="reviews.version_review")

@@ -25,6 +25,7 @@ from pipeline.states import State
 from registry.bundles import SKILL_FILE, Bundle
 from registry.models import GradingResult
 from registry.presentation import produced_by
+from reviews.feedback import marks_of
 from reviews.models import Review, ReviewPeriod
 from reviews.services import Action, allowed_actions, refusal
 
@@ -87,6 +88,11 @@ class FindingRow:
     anchor: str
     message: str
     confidence: str = ""
+    rule_id: str = ""
+    file: str = ""
+    line: int = 0
+    mark: str = ""
+    """The reviewer's word on a Tier 1 finding: "confirmed", "false_positive" or not yet."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,7 @@ def review_page(review: Review, user: AbstractBaseUser, now: datetime | None = N
     concerns = [c.to_dict() for c in tier2.tier2_record.judgement.concerns] if tier2 else []
     bundle = submission.bundle.as_bundle()
     files = annotate_files(bundle, findings, concerns)
+    marks = marks_of(review)
     anchors = {view.path: view.anchor for view in files}
     periods = review.periods.select_related("assignee")
     actions = allowed_actions(review, user)
@@ -158,7 +165,7 @@ def review_page(review: Review, user: AbstractBaseUser, now: datetime | None = N
         privileges=[privilege_label(privilege) for privilege in review.privileges],
         tier1=tier1,
         tier2=tier2,
-        findings=[_finding_row(f, anchors) for f in _by_severity(findings)],
+        findings=[_finding_row(f, anchors, marks) for f in _by_severity(findings)],
         concerns=[_concern_row(c, anchors) for c in _by_severity(concerns)],
         criteria=_criteria(tier2),
         files=files,
@@ -284,8 +291,11 @@ def _line_anchor(anchors: dict[str, str], path: str, line: int | None) -> str:
     return anchor
 
 
-def _finding_row(finding: dict[str, Any], anchors: dict[str, str]) -> FindingRow:
+def _finding_row(
+    finding: dict[str, Any], anchors: dict[str, str], marks: dict[tuple[str, str, int], str]
+) -> FindingRow:
     path, line = finding.get("file", ""), finding.get("line")
+    rule_id = finding.get("rule_id", "")
     return FindingRow(
         severity=finding.get("severity", ""),
         title=finding.get("rule_id", ""),
@@ -294,6 +304,10 @@ def _finding_row(finding: dict[str, Any], anchors: dict[str, str]) -> FindingRow
         anchor=_line_anchor(anchors, path, line),
         message=finding.get("message", ""),
         confidence=finding.get("confidence", ""),
+        rule_id=rule_id,
+        file=path,
+        line=line or 0,
+        mark=marks.get((rule_id, path, line or 0), ""),
     )
 
 

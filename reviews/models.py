@@ -179,3 +179,97 @@ class ReviewPeriod(models.Model):
 
     def __str__(self) -> str:
         return f"{self.state} from {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class VersionReview(models.Model):
+    """A published version a re-scan found newly concerning or newly critical (then already
+    quarantined): it waits in the review queue, marked "re-scan", for Security to decide.
+
+    Security restores a quarantined version or keeps it quarantined; a concerning one is
+    quarantined or kept published. The version's own status changes go through
+    ``registry.lifecycle`` and are audited there; this record says why the version is here and
+    what was decided.
+    """
+
+    class Severity(models.TextChoices):
+        CONCERNING = "concerning", "Newly concerning"
+        CRITICAL = "critical", "Newly critical (quarantined)"
+
+    class Decision(models.TextChoices):
+        RESTORED = "restored", "Restored"
+        KEPT_QUARANTINED = "kept_quarantined", "Kept quarantined"
+        QUARANTINED = "quarantined", "Quarantined"
+        KEPT_PUBLISHED = "kept_published", "Kept published"
+
+    version = models.ForeignKey(
+        "registry.SkillVersion", on_delete=models.PROTECT, related_name="rescan_reviews"
+    )
+    rescan = models.OneToOneField(
+        "registry.RescanItem", on_delete=models.PROTECT, related_name="review"
+    )
+    severity = models.CharField(max_length=10, choices=Severity.choices)
+    reasons = models.JSONField(default=list, help_text="What the re-scan found, in sentences.")
+    opened_at = models.DateTimeField()
+    due_at = models.DateTimeField()
+    decision = models.CharField(max_length=16, choices=Decision.choices, blank=True)
+    decision_reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("due_at",)
+        verbose_name = "re-scan review"
+        constraints = [
+            models.UniqueConstraint(
+                "version",
+                condition=Q(decided_at__isnull=True),
+                name="one_open_rescan_review_per_version",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"re-scan review of version {self.version_id} ({self.severity})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.decided_at is None
+
+
+class FindingFeedback(models.Model):
+    """A reviewer's word on one Tier 1 finding of a review: confirmed, or a false positive.
+
+    Per rule over time, it says which rules find real problems and which waste reviewers' time
+    (``reviews.feedback.rule_precision``). The latest word of a review on a finding counts.
+    """
+
+    class Verdict(models.TextChoices):
+        CONFIRMED = "confirmed", "Confirmed"
+        FALSE_POSITIVE = "false_positive", "False positive"
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="feedback")
+    rule_id = models.CharField(max_length=100)
+    file = models.CharField(max_length=255)
+    line = models.PositiveIntegerField()
+    verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    marked_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ("-marked_at",)
+        constraints = [
+            models.UniqueConstraint(
+                "review", "rule_id", "file", "line", name="one_word_per_finding_per_review"
+            )
+        ]
+        indexes = [models.Index(fields=["marked_at", "rule_id"], name="feedback_by_time")]
+
+    def __str__(self) -> str:
+        return f"{self.rule_id} at {self.file}:{self.line}: {self.verdict}"

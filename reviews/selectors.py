@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from pipeline.models import Submission
 from pipeline.states import REVIEW_STATES, State
-from reviews.models import Review, ReviewCategory
+from reviews.models import Review, ReviewCategory, VersionReview
 from reviews.roles import ACT_PERMISSION, SECURITY_PERMISSION
 
 OPEN = "open"
@@ -172,3 +172,13 @@ def review_for_submitter(submission: Submission) -> dict[str, Any] | None:
 
 def _overdue(now: datetime) -> Q:
     return Q(decided_at__isnull=True, due_at__lte=now)
+
+
+def open_version_reviews() -> QuerySet[VersionReview]:
+    """Re-scan items waiting for Security, most urgent first: critical (quarantined) before
+    concerning, then by due date."""
+    return (
+        VersionReview.objects.filter(decided_at__isnull=True)
+        .select_related("version__skill")
+        .order_by("-severity", "due_at")
+    )

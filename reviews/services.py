@@ -171,6 +171,11 @@ def is_security(user: AbstractBaseUser) -> bool:
     return user.is_active and user.has_perm(SECURITY_PERMISSION)
 
 
+def may_review(user: AbstractBaseUser, review: Review) -> bool:
+    """A reviewer who is not the skill's author (who may then act, or mark findings)."""
+    return is_reviewer(user) and review.submission.submitter_id != user.pk
+
+
 def check_action(review: Review, state: str, user: AbstractBaseUser, action: Action) -> None:
     """Raise ReviewForbidden or ActionUnavailable unless ``user`` may take ``action`` now.
 

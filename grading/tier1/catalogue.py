@@ -27,6 +27,7 @@ repeated atom. The loader rejects anything else, and a test runs every rule on p
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -115,6 +116,20 @@ class CatalogueError(ValueError):
     """A rule file is malformed; raised at load time so a bad rule never ships silently."""
 
 
+EXTRA_RULES_ENV = "SKILLGATE_TIER1_EXTRA_RULES"
+
+
+def rule_files() -> list[Path]:
+    """The shipped rule files, then a site's own from the folder ``SKILLGATE_TIER1_EXTRA_RULES``
+    names (if any): an operator adds rules without a release, and the catalogue version says
+    so."""
+    files = sorted(RULES_DIR.glob("*.yaml"))
+    extra = os.environ.get(EXTRA_RULES_ENV, "").strip()
+    if extra:
+        files += sorted(Path(extra).glob("*.yaml"))
+    return files
+
+
 @lru_cache(maxsize=1)
 def catalogue_version() -> str:
     """``tier1-<12 hex>``: a content hash of every rule file and every data file the engine reads.
@@ -123,7 +138,7 @@ def catalogue_version() -> str:
     result can be recognised as produced by an older catalogue (and re-scanned).
     """
     digest = hashlib.sha256()
-    for path in sorted([*RULES_DIR.glob("*.yaml"), *DATA_DIR.glob("*")]):
+    for path in [*rule_files(), *sorted(DATA_DIR.glob("*"))]:
         if path.is_file():
             digest.update(f"{path.parent.name}/{path.name}".encode())
             digest.update(b"\0")
@@ -134,7 +149,7 @@ def catalogue_version() -> str:
 
 @lru_cache(maxsize=1)
 def load_catalogue() -> Catalogue:
-    return build_catalogue(sorted(RULES_DIR.glob("*.yaml")))
+    return build_catalogue(rule_files())
 
 
 def build_catalogue(paths: list[Path]) -> Catalogue:

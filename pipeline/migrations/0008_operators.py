@@ -5,6 +5,33 @@ from django.db import migrations
 
 from pipeline.roles import OPERATORS_GROUP, sync_operators_group
 
+# The group's permissions as this migration made them (later migrations widen them).
+PERMISSIONS = (
+    "pipeline.view_operations",
+    "pipeline.view_submission",
+    "pipeline.view_deadletter",
+    "pipeline.change_deadletter",
+    "pipeline.view_submissionstateevent",
+    "pipeline.view_scanresult",
+    "pipeline.view_processingattempt",
+    "pipeline.view_timeoutbucket",
+    "registry.view_skill",
+    "registry.view_skillversion",
+    "registry.view_bundlesnapshot",
+    "registry.view_trustedorg",
+    "registry.add_trustedorg",
+    "registry.change_trustedorg",
+    "registry.delete_trustedorg",
+    "registry.view_publishermembership",
+    "registry.add_publishermembership",
+    "registry.delete_publishermembership",
+    "registry.view_publishermembershipevent",
+    "axes.view_accessattempt",
+    "axes.delete_accessattempt",
+    "axes.view_accessfailurelog",
+    "axes.view_accesslog",
+)
+
 
 def create_operators(apps, schema_editor):
     # Permissions are normally created after all migrations ran; create those the group needs
@@ -14,7 +41,7 @@ def create_operators(apps, schema_editor):
         app_config.models_module = True
         create_permissions(app_config, apps=apps, verbosity=0)
         app_config.models_module = None
-    sync_operators_group(apps)
+    sync_operators_group(apps, PERMISSIONS)
 
 
 def remove_operators(apps, schema_editor):

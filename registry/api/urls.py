@@ -1,7 +1,12 @@
 from django.urls import path
+from rest_framework.routers import SimpleRouter
 
 from registry.api import views
 from registry.api.feeds import AdvisoryFeed
+from registry.api.rescans import RescanCampaignViewSet
+
+router = SimpleRouter(trailing_slash="")
+router.register("admin/rescans", RescanCampaignViewSet, basename="rescan")
 
 _VERSION = "skills/<str:owner>/<str:name>/versions/<str:version>"
 
@@ -17,4 +22,5 @@ urlpatterns = [
     path("advisories", views.AdvisoryList.as_view(), name="advisory-list"),
     path("advisories.atom", AdvisoryFeed(), name="advisory-feed"),
     path("advisories/<int:pk>", views.AdvisoryDetail.as_view(), name="advisory-detail"),
+    *router.urls,
 ]

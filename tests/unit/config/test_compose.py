@@ -11,12 +11,12 @@ import pytest
 import yaml
 from django.core.management import get_commands
 
-from config.celery import MAINTENANCE_QUEUE, STEP_QUEUES
+from config.celery import MAINTENANCE_QUEUE, RESCAN_QUEUE, STEP_QUEUES
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
 SERVICES = COMPOSE["services"]
-APP_SERVICES = ("migrate", "setup-broker", "web", "worker", "beat", "flower")
+APP_SERVICES = ("migrate", "setup-broker", "web", "worker", "rescan-worker", "beat", "flower")
 SETTINGS_SOURCE = (ROOT / "config" / "settings.py").read_text()
 READ_BY_SETTINGS = set(re.findall(r'env_\w+\(\s*"([A-Z0-9_]+)"', SETTINGS_SOURCE))
 READ_BY_LIBRARIES = {"FLOWER_BASIC_AUTH"}
@@ -40,7 +40,7 @@ def test_app_services_wait_for_healthy_servers_and_migrations():
         depends = SERVICES[name]["depends_on"]
         assert depends["postgres"]["condition"] == "service_healthy"
         assert depends["rabbitmq"]["condition"] == "service_healthy"
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "worker", "rescan-worker", "beat"):
         assert SERVICES[name]["depends_on"]["migrate"]["condition"] == (
             "service_completed_successfully"
         )
@@ -50,10 +50,18 @@ def test_the_broker_topology_is_declared_before_anything_publishes_or_consumes()
     argv = command("setup-broker")
     assert argv[:2] == ["python", "manage.py"] and argv[2] == "setup_broker"
     assert argv[2] in get_commands()
-    for name in ("web", "worker", "beat", "flower"):
+    for name in ("web", "worker", "rescan-worker", "beat", "flower"):
         assert SERVICES[name]["depends_on"]["setup-broker"]["condition"] == (
             "service_completed_successfully"
         )
+
+
+def test_rescans_run_at_low_priority_on_their_own_worker():
+    assert command("worker")[-2:] == ["-X", RESCAN_QUEUE]
+    argv = command("rescan-worker")
+    assert argv[:3] == ["nice", "-n", "10"]
+    assert argv[3:7] == ["celery", "-A", "config", "worker"]
+    assert argv[-2:] == ["-Q", RESCAN_QUEUE]
 
 
 def test_celery_commands_use_the_real_app():

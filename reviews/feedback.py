@@ -1,0 +1,83 @@
+"""Reviewers teach the scanner: each Tier 1 finding on a review page can be marked confirmed or
+false positive, and operators read per-rule precision (confirmed / marked) over the last 90 days
+in the admin and in ``/metrics``, so the rules that waste reviewers' time are visible."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from pipeline.models import ScanResult
+from reviews.models import FindingFeedback, Review
+from reviews.services import ReviewForbidden, may_review
+
+PRECISION_WINDOW = timedelta(days=90)
+Verdict = FindingFeedback.Verdict
+
+
+@dataclass(frozen=True)
+class RulePrecision:
+    rule_id: str
+    marked: int
+    confirmed: int
+
+    @property
+    def precision(self) -> float:
+        return self.confirmed / self.marked if self.marked else 0.0
+
+
+def mark_finding(
+    review_id: object, user: AbstractBaseUser, rule_id: str, file: str, line: int, verdict: str
+) -> FindingFeedback:
+    """Record (or change) the reviewer's word on a finding the review's Tier 1 result holds."""
+    if verdict not in Verdict.values:
+        raise ValidationError({"verdict": f"choose one of {', '.join(Verdict.values)}"})
+    review = Review.objects.select_related("submission").get(pk=review_id)
+    if not may_review(user, review):
+        raise ReviewForbidden("only a reviewer of this skill (not its author) marks its findings")
+    if not _holds_finding(review, rule_id, file, line):
+        raise ValidationError({"finding": f"{rule_id} at {file}:{line} is not a finding here"})
+    feedback, _ = FindingFeedback.objects.update_or_create(
+        review=review,
+        rule_id=rule_id,
+        file=file,
+        line=line,
+        defaults={"verdict": verdict, "reviewer": user, "marked_at": timezone.now()},
+    )
+    return feedback
+
+
+def rule_precision(now: datetime | None = None) -> list[RulePrecision]:
+    """Per rule, over the last 90 days: findings marked and confirmed, least precise first."""
+    since = (now or timezone.now()) - PRECISION_WINDOW
+    rows = (
+        FindingFeedback.objects.filter(marked_at__gte=since)
+        .values("rule_id")
+        .annotate(marked=Count("id"), confirmed=Count("id", filter=Q(verdict=Verdict.CONFIRMED)))
+        .order_by("rule_id")
+    )
+    figures = [RulePrecision(r["rule_id"], r["marked"], r["confirmed"]) for r in rows]
+    return sorted(figures, key=lambda f: (f.precision, -f.marked, f.rule_id))
+
+
+def marks_of(review: Review) -> dict[tuple[str, str, int], str]:
+    """The review's marks by (rule, file, line), for the review page."""
+    return {
+        (f.rule_id, f.file, f.line): f.verdict
+        for f in FindingFeedback.objects.filter(review=review)
+    }
+
+
+def _holds_finding(review: Review, rule_id: str, file: str, line: int) -> bool:
+    scan = (
+        ScanResult.objects.select_related("result")
+        .filter(submission_id=review.submission_id, tier=ScanResult.Tier.TIER1, is_late=False)
+        .first()
+    )
+    findings = scan.result.tier1_report.findings if scan else ()
+    return any((f.rule_id, f.file, f.line) == (rule_id, file, line) for f in findings)
