@@ -13,14 +13,17 @@ DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_
 DEFAULT_BROKER_URL = "amqp://skillgate:skillgate@127.0.0.1:5672/skillgate-bench"
 
 
-def prepare_database(url: str) -> None:
-    """Create the benchmark database if needed, point Django at it and migrate it."""
+def prepare_database(url: str, *, fresh: bool = False) -> None:
+    """Create the benchmark database if needed (anew when ``fresh``), point Django at it and
+    migrate it."""
     import psycopg
 
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     admin_url = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as conn:
+        if fresh:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
             conn.execute(f'CREATE DATABASE "{name}"')

@@ -22,7 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from grading import policy, tier1
@@ -47,6 +47,9 @@ RETRY_LATER: tuple[type[Exception], ...] = (JudgeError, OperationalError, Interf
 """Failures of the world around a re-scan (a judge endpoint, the database): the item stays
 pending and the message is retried; anything else fails the one item."""
 _ITEM_BATCH = 2_000
+BATCH_SIZE = 20
+"""Versions re-scanned per transaction: the database work of a batch is a handful of
+statements whatever its size."""
 _LISTED_FINDINGS = 3
 
 
@@ -113,31 +116,35 @@ def start_campaign(scope: RescanScope, started_by: str) -> RescanCampaign:
     return campaign
 
 
-def rescan_next(campaign_id: object) -> bool:
-    """Re-scan one pending version of the campaign; False when none is left to take (and the
-    campaign is then marked finished once no item is pending at all)."""
+def rescan_batch(campaign_id: object, size: int = BATCH_SIZE) -> int:
+    """Re-scan up to ``size`` pending versions of the campaign in one transaction, and return
+    how many were taken: 0 when none is left to take (the campaign is then marked finished once
+    no item is pending at all)."""
     with transaction.atomic():
-        item = (
+        items = list(
             RescanItem.objects.select_for_update(skip_locked=True, of=("self",))
             .select_related("version__bundle", "version__tier1_result", "version__tier2_result")
             .filter(campaign_id=campaign_id, status=RescanItem.Status.PENDING)
-            .order_by("id")
-            .first()
+            .order_by("id")[:size]
         )
-        if item is None:
+        if not items:
             _finish_if_done(campaign_id)
-            return False
-        try:
-            with transaction.atomic():
-                _rescan(item)
-        except RETRY_LATER:
-            raise
-        except Exception as exc:
-            # One version the graders choke on must not stop the campaign: it is recorded as
-            # failed, with the error, for operators to look at; the rest goes on.
-            logger.exception("re-scan of version %s failed", item.version_id)
-            _record_failure(item, exc)
-        return True
+            return 0
+        grader = _Grader([item.version.bundle_id for item in items])
+        graded, failed = [], []
+        for item in items:
+            try:
+                graded.append((item, grader.grade(item.version)))
+            except RETRY_LATER:
+                raise
+            except Exception as exc:
+                # One version the graders choke on must not stop the campaign: it is recorded
+                # as failed, with the error, for operators to look at; the rest goes on.
+                logger.exception("re-scan of version %s failed", item.version_id)
+                failed.append((item, exc))
+        grader.save_new_results()
+        _record(campaign_id, graded, failed)
+    return len(items)
 
 
 def progress(campaign: RescanCampaign, now: datetime | None = None) -> Progress:
@@ -158,72 +165,103 @@ def stalled_campaigns(now: datetime, after: timedelta) -> QuerySet[RescanCampaig
     )
 
 
-def _rescan(item: RescanItem) -> None:
-    version = item.version
-    previous = (version.tier1_result, version.tier2_result)
-    tier1_result, tier2_result = _grade(version)
-    outcome, reasons = _compare(previous, tier1_result, tier2_result)
-    now = timezone.now()
-    RescanItem.objects.filter(pk=item.pk).update(
-        status=RescanItem.Status.DONE,
-        outcome=outcome,
-        previous_tier1=previous[0],
-        previous_tier2=previous[1],
-        tier1_result=tier1_result,
-        tier2_result=tier2_result,
-        finished_at=now,
-    )
-    SkillVersion.objects.filter(pk=version.pk).update(
-        tier1_result=tier1_result, tier2_result=tier2_result
-    )
-    changed = outcome != RescanItem.Outcome.UNCHANGED
-    RescanCampaign.objects.filter(pk=item.campaign_id).update(
-        done=F("done") + 1, changed=F("changed") + int(changed), progressed_at=now
-    )
-    if outcome == RescanItem.Outcome.CRITICAL and version.status != VersionStatus.QUARANTINED:
-        lifecycle.quarantine(
-            version.pk,
-            lifecycle.Actor.system(f"re-scan {str(item.campaign_id)[:8]}"),
-            "A re-scan with newer rules found critical issues: " + "; ".join(reasons),
-        )
-    if changed:
-        item.refresh_from_db()
-        version_needs_review.send(RescanItem, item=item, severity=outcome, reasons=reasons)
+class _Grader:
+    """Grades a batch of bundles with today's catalogue and judge, reusing the results that
+    already exist for them (one query) and holding the new ones until ``save_new_results``."""
 
-
-def _grade(version: SkillVersion) -> tuple[GradingResult, GradingResult | None]:
-    """Today's Tier 1 and Tier 2 results for the version's bundle, graded only if no result
-    of the same catalogue and judge exists yet. A Tier 1 failure is final: no judge then."""
-    bundle_sha256 = version.bundle_id
-    catalogue = tier1.catalogue_version()
-    judge = get_judge()
-    tier1_result = GradingResult.objects.filter(
-        bundle_id=bundle_sha256, tier=1, catalogue_version=catalogue, judge_version=""
-    ).first()
-    files = version.bundle.as_bundle().scan_input()
-    if tier1_result is None:
-        tier1_result = results.record_tier1(bundle_sha256, tier1.scan(files))
-    report = tier1_result.tier1_report
-    if report.verdict == "FAIL":
-        return tier1_result, None
-    tier2_result = GradingResult.objects.filter(
-        bundle_id=bundle_sha256, tier=2, catalogue_version=catalogue, judge_version=judge.version
-    ).first()
-    if tier2_result is None:
-        thresholds = Thresholds(
+    def __init__(self, bundles: list[str]) -> None:
+        self.catalogue = tier1.catalogue_version()
+        self.judge = get_judge()
+        self.thresholds = Thresholds(
             settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE, settings.SKILLGATE_REVIEW_MIN_SCORE
         )
-        judgement = judge.judge(files, report)
-        decision = policy.decide(
-            report,
-            judgement,
-            auto_approve_min=thresholds.auto_approve_min,
-            review_min=thresholds.review_min,
+        self.known: dict[tuple[str, int], GradingResult] = {
+            (result.bundle_id, result.tier): result
+            for result in GradingResult.objects.filter(
+                bundle_id__in=bundles, catalogue_version=self.catalogue
+            ).filter(Q(tier=1, judge_version="") | Q(tier=2, judge_version=self.judge.version))
+        }
+        self.new: list[GradingResult] = []
+
+    def grade(self, version: SkillVersion) -> tuple[GradingResult, GradingResult | None]:
+        """The version's Tier 1 result and (unless Tier 1 fails: that is final) Tier 2's."""
+        sha256 = version.bundle_id
+        files = None
+        if (sha256, 1) not in self.known:
+            files = version.bundle.as_bundle().scan_input()
+            self._add(results.tier1_record(sha256, tier1.scan(files)))
+        tier1_result = self.known[(sha256, 1)]
+        report = tier1_result.tier1_report
+        if report.verdict == "FAIL":
+            return tier1_result, None
+        if (sha256, 2) not in self.known:
+            files = files or version.bundle.as_bundle().scan_input()
+            judgement = self.judge.judge(files, report)
+            decision = policy.decide(
+                report,
+                judgement,
+                auto_approve_min=self.thresholds.auto_approve_min,
+                review_min=self.thresholds.review_min,
+            )
+            record = Tier2Record(judgement, decision, self.thresholds)
+            self._add(results.tier2_record(sha256, self.catalogue, record))
+        return tier1_result, self.known[(sha256, 2)]
+
+    def save_new_results(self) -> None:
+        results.save_all(self.new)
+
+    def _add(self, result: GradingResult) -> None:
+        self.known[(result.bundle_id, result.tier)] = result
+        self.new.append(result)
+
+
+def _record(
+    campaign_id: object,
+    graded: list[tuple[RescanItem, tuple[GradingResult, GradingResult | None]]],
+    failed: list[tuple[RescanItem, Exception]],
+) -> None:
+    """Write the batch's outcomes: items, the versions' current verdicts, the counters; then
+    quarantine what is now critical and announce what needs review."""
+    now = timezone.now()
+    changed = []
+    for item, (tier1_result, tier2_result) in graded:
+        version = item.version
+        item.previous_tier1, item.previous_tier2 = version.tier1_result, version.tier2_result
+        item.outcome, reasons = _compare(
+            (version.tier1_result, version.tier2_result), tier1_result, tier2_result
         )
-        tier2_result = results.record_tier2(
-            bundle_sha256, catalogue, Tier2Record(judgement, decision, thresholds)
-        )
-    return tier1_result, tier2_result
+        item.tier1_result, item.tier2_result = tier1_result, tier2_result
+        item.status, item.finished_at = RescanItem.Status.DONE, now
+        version.tier1_result, version.tier2_result = tier1_result, tier2_result
+        if item.outcome != RescanItem.Outcome.UNCHANGED:
+            changed.append((item, reasons))
+    for item, exc in failed:
+        item.status, item.finished_at = RescanItem.Status.FAILED, now
+        item.error = f"{exc.__class__.__name__}: {exc}"[:2000]
+    RescanItem.objects.bulk_update(
+        [item for item, _ in graded] + [item for item, _ in failed],
+        ["status", "outcome", "previous_tier1", "previous_tier2", "tier1_result",
+         "tier2_result", "error", "finished_at"],
+    )  # fmt: skip
+    SkillVersion.objects.bulk_update(
+        [item.version for item, _ in graded], ["tier1_result", "tier2_result"]
+    )
+    RescanCampaign.objects.filter(pk=campaign_id).update(
+        done=F("done") + len(graded),
+        changed=F("changed") + len(changed),
+        failed=F("failed") + len(failed),
+        progressed_at=now,
+    )
+    for item, reasons in changed:
+        if item.outcome == RescanItem.Outcome.CRITICAL and item.version.status != (
+            VersionStatus.QUARANTINED
+        ):
+            lifecycle.quarantine(
+                item.version_id,
+                lifecycle.Actor.system(f"re-scan {str(campaign_id)[:8]}"),
+                "A re-scan with newer rules found critical issues: " + "; ".join(reasons),
+            )
+        version_needs_review.send(RescanItem, item=item, severity=item.outcome, reasons=reasons)
 
 
 def _compare(
@@ -254,18 +292,6 @@ def _compare(
 def _finding_reasons(findings: list[Finding]) -> list[str]:
     worst = sorted(findings, key=lambda f: (f.severity != "critical", f.file, f.line))
     return [f"{f.rule_id} at {f.file}:{f.line}" for f in worst[:_LISTED_FINDINGS]]
-
-
-def _record_failure(item: RescanItem, exc: Exception) -> None:
-    now = timezone.now()
-    RescanItem.objects.filter(pk=item.pk).update(
-        status=RescanItem.Status.FAILED,
-        error=f"{exc.__class__.__name__}: {exc}"[:2000],
-        finished_at=now,
-    )
-    RescanCampaign.objects.filter(pk=item.campaign_id).update(
-        failed=F("failed") + 1, progressed_at=now
-    )
 
 
 def _finish_if_done(campaign_id: object) -> None:

@@ -46,7 +46,7 @@ def drain(campaign_id: str) -> None:
     to a new message (at the back of the queue) while versions are left."""
     deadline = time.monotonic() + settings.SKILLGATE_RESCAN_SLICE_S
     while time.monotonic() < deadline:
-        if not rescans.rescan_next(campaign_id):
+        if not rescans.rescan_batch(campaign_id):
             return
     _send(campaign_id)
 

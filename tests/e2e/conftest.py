@@ -22,7 +22,8 @@ from django.contrib.auth.models import Group
 from playwright.sync_api import APIRequestContext, Browser, Page, Playwright, sync_playwright
 from rest_framework.authtoken.models import Token
 
-from reviews.roles import REVIEWERS_GROUP
+from config.celery import MAINTENANCE_QUEUE, STEP_QUEUES
+from reviews.roles import REVIEWERS_GROUP, SECURITY_GROUP
 from tests.support.skills import review_band_files
 from tests.support.stack import ARTIFACTS, WebServer, Worker, stack_environment
 
@@ -56,6 +57,7 @@ class People:
     outsider: Person
     author_reviewer: Person
     operator: Person
+    security: Person
 
 
 ApiFor = Callable[["Person | None"], APIRequestContext]
@@ -81,14 +83,19 @@ def people(live_db, run_id: str) -> People:
     never flushed."""
     suffix = run_id.rsplit("-", 1)[-1]
     reviewers = Group.objects.get(name=REVIEWERS_GROUP)
+    security = Group.objects.get(name=SECURITY_GROUP)
 
-    def person(role: str, *, staff: bool, reviewer: bool, superuser: bool = False) -> Person:
+    def person(
+        role: str, *, staff: bool, reviewer: bool, superuser: bool = False, guard: bool = False
+    ) -> Person:
         password = secrets.token_urlsafe(12)
         user = get_user_model().objects.create_user(
             f"{role}-{suffix}", password=password, is_staff=staff, is_superuser=superuser
         )
         if reviewer:
             user.groups.add(reviewers)
+        if guard:
+            user.groups.add(security)
         return Person(user.username, password, Token.objects.create(user=user).key)
 
     return People(
@@ -97,13 +104,15 @@ def people(live_db, run_id: str) -> People:
         outsider=person("olga", staff=True, reviewer=False),
         author_reviewer=person("ada", staff=True, reviewer=True),
         operator=person("otto", staff=True, reviewer=False, superuser=True),
+        security=person("sven", staff=True, reviewer=False, guard=True),
     )
 
 
 @pytest.fixture(scope="session")
 def pipeline_worker(fleet) -> Worker:
-    """One Celery worker with the default, offline heuristic judge."""
-    return fleet.ensure(1)[0]
+    """One Celery worker with the default, offline heuristic judge, on every queue but the
+    re-scans' (as in production: campaigns have their own worker)."""
+    return fleet.ensure(1, queues=",".join((*STEP_QUEUES, MAINTENANCE_QUEUE)))[0]
 
 
 @pytest.fixture(scope="session")

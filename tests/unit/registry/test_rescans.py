@@ -43,7 +43,7 @@ def files_saying(name: str, text: str) -> dict[str, str]:
 
 def run(campaign: RescanCampaign) -> RescanCampaign:
     """What the workers' lanes do: take pending versions until none is left."""
-    while rescans.rescan_next(campaign.pk):
+    while rescans.rescan_batch(campaign.pk):
         pass
     campaign.refresh_from_db()
     return campaign
@@ -124,15 +124,15 @@ def test_with_unchanged_rules_nothing_changes(registry_of_three):
 
 
 def test_a_version_the_graders_choke_on_fails_alone(registry_of_three, monkeypatch):
-    real_grade = rescans._grade
+    real_grade = rescans._Grader.grade
     broken = registry_of_three["hourly"].pk
 
-    def grade(version):
+    def grade(grader, version):
         if version.pk == broken:
             raise ValueError("a bundle the graders cannot read")
-        return real_grade(version)
+        return real_grade(grader, version)
 
-    monkeypatch.setattr(rescans, "_grade", grade)
+    monkeypatch.setattr(rescans._Grader, "grade", grade)
     campaign = run(rescans.start_campaign(rescans.RescanScope(), started_by="ops"))
 
     assert (campaign.status, campaign.done, campaign.failed) == ("finished", 2, 1)
@@ -165,7 +165,7 @@ def test_an_empty_campaign_is_finished_at_once(make_user):
 def test_progress_estimates_the_time_left_at_the_rate_so_far(registry_of_three):
     campaign = rescans.start_campaign(rescans.RescanScope(), started_by="ops")
     assert rescans.progress(campaign).eta is None
-    rescans.rescan_next(campaign.pk)
+    rescans.rescan_batch(campaign.pk, size=1)
     campaign.refresh_from_db()
     figures = rescans.progress(campaign, now=campaign.started_at + timedelta(seconds=10))
     assert (figures.total, figures.done) == (3, 1)

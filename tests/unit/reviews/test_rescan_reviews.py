@@ -42,7 +42,7 @@ def found_worse(make_user, monkeypatch):
     load_catalogue.cache_clear()
     catalogue_version.cache_clear()
     campaign = rescans.start_campaign(rescans.RescanScope(), started_by="ops")
-    while rescans.rescan_next(campaign.pk):
+    while rescans.rescan_batch(campaign.pk):
         pass
     yield {
         "critical": VersionReview.objects.get(version=critical),
