@@ -53,7 +53,7 @@ run: install secret-key
 run-lite: install secret-key
 	@printf '%s\n' '# written by `make run-lite`: the embedded default (SQLite + SQLAlchemy broker)' \
 		$(LOCAL_RUN_SETTINGS) > var/local.env
-	@$(START_PROCESSES) web worker beat demo
+	@$(START_PROCESSES) web worker rescan beat demo
 
 # A local run serves plain HTTP on a secret key generated once (settings read var/secrets/).
 LOCAL_RUN_SETTINGS = 'DJANGO_HTTPS=false' 'SKILLGATE_BASE_URL=http://127.0.0.1:$(PORT)'
