@@ -41,7 +41,7 @@ class Conflict(exceptions.APIException):
 
 
 class UpstreamUnavailable(exceptions.APIException):
-    status_code = status.HTTP_502_BAD_GATEWAY
+    status_code: int = status.HTTP_502_BAD_GATEWAY  # 504 when the upstream timed out: set per error
     default_detail = "An upstream service failed."
     default_code = "upstream_unavailable"
 
@@ -77,7 +77,7 @@ def _translate(exc: Exception, context: dict[str, Any]) -> Exception:
         return exceptions.NotAuthenticated(f"No credentials were sent: log in, or {SEND_TOKEN}.")
     if isinstance(exc, exceptions.UnsupportedMediaType):
         return exceptions.UnsupportedMediaType(
-            exc.detail, detail=f"This endpoint takes JSON: {SEND_JSON}."
+            str(exc.detail), detail=f"This endpoint takes JSON: {SEND_JSON}."
         )
     if isinstance(exc, exceptions.ParseError):
         return exceptions.ParseError(f"The body is not valid JSON ({exc.detail}); {SEND_JSON}.")

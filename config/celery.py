@@ -133,7 +133,10 @@ def declare_topology(channel: Any) -> dict[str, int]:
     for queue in ALL_QUEUES:
         bound = queue(channel)
         bound.declare()
-        depths[queue.name] = bound.queue_declare(passive=True).message_count
+        # kombu-stubs type queue_declare() as ``str | None``; kombu returns the broker's
+        # queue_declare_ok_t (queue, message_count, consumer_count).
+        declared = bound.queue_declare(passive=True)
+        depths[queue.name] = declared.message_count  # type: ignore[union-attr]
     return depths
 
 
@@ -141,7 +144,7 @@ class DeclareTopology(bootsteps.StartStopStep):
     """Declares the whole topology, ``submission-dlq`` included (never consumed), before the
     worker consumes or rejects anything."""
 
-    requires = {"celery.worker.consumer.tasks:Tasks"}
+    requires = ("celery.worker.consumer.tasks:Tasks",)
 
     def start(self, parent: Any) -> None:
         declare_topology(parent.connection.default_channel)
@@ -157,7 +160,7 @@ app.conf.update(CELERY_DB_REUSE_MAX=1_000_000)
 
 @signals.task_prerun.connect
 @signals.task_postrun.connect
-def _close_unusable_or_obsolete_connections(sender=None, **kwargs) -> None:  # type: ignore[no-untyped-def]
+def _close_unusable_or_obsolete_connections(sender: Any = None, **kwargs: Any) -> None:
     if getattr(sender.request, "is_eager", False):
         return
     from django.db import close_old_connections

@@ -7,8 +7,11 @@ from rest_framework.pagination import LimitOffsetPagination
 
 
 class BoundedLimitOffsetPagination(LimitOffsetPagination):
-    """LimitOffsetPagination whose ``limit`` is capped at SKILLGATE_MAX_PAGE_SIZE."""
+    """LimitOffsetPagination whose ``limit`` is capped at SKILLGATE_MAX_PAGE_SIZE.
 
-    @property
-    def max_limit(self) -> int:  # type: ignore[override]
-        return settings.SKILLGATE_MAX_PAGE_SIZE
+    The cap is read when the paginator is made, which DRF does once per request.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.max_limit = settings.SKILLGATE_MAX_PAGE_SIZE

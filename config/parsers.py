@@ -8,11 +8,14 @@ raw text first (brackets outside strings), and anything deeper than the limit is
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import IO, Any
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser, get_encoding
+
+# djangorestframework-stubs 3.18.1 lack get_encoding, which DRF 3.18.3's parsers define.
+from rest_framework.parsers import JSONParser, get_encoding  # type: ignore[attr-defined]
 from rest_framework.utils import json
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -34,7 +37,12 @@ def json_depth(text: str) -> int:
 class BoundedJSONParser(JSONParser):
     """DRF's JSON parser, refusing bodies nested deeper than SKILLGATE_MAX_JSON_DEPTH."""
 
-    def parse(self, stream, media_type=None, parser_context=None) -> Any:  # type: ignore[no-untyped-def]
+    def parse(
+        self,
+        stream: IO[Any] | None,
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:
         encoding = get_encoding(parser_context or {})
         raw = stream.read() if stream is not None else b""
         try:

@@ -1,12 +1,12 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.health import healthz, readyz
 from config.views import ApiRoot, home
 from pipeline.prometheus import metrics_view
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     path("", ApiRoot.as_view(), name="api-root"),
     path("", include("pipeline.api.urls")),
     path("", include("registry.api.urls")),

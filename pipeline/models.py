@@ -4,6 +4,7 @@ attempts (which step runs where, and how the last one failed) and dead letters."
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -116,11 +117,11 @@ class Submission(models.Model):
         return Outcome(self.outcome_kind, self.outcome_code, self.outcome_message)
 
 
-class AppendOnlyQuerySet(models.QuerySet):
-    def update(self, **kwargs):  # type: ignore[no-untyped-def]
+class AppendOnlyQuerySet(models.QuerySet["SubmissionStateEvent"]):
+    def update(self, **kwargs: Any) -> int:
         raise TypeError("audit events are append-only: they cannot be updated")
 
-    def delete(self):  # type: ignore[no-untyped-def]
+    def delete(self) -> tuple[int, dict[str, int]]:
         raise TypeError("audit events are append-only: they cannot be deleted")
 
 
@@ -154,12 +155,12 @@ class SubmissionStateEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.from_state or '∅'} → {self.to_state} ({self.trigger})"
 
-    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise TypeError("audit events are append-only: they cannot be updated")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise TypeError("audit events are append-only: they cannot be deleted")
 
 

@@ -7,6 +7,9 @@ dead letter is recorded here and the worker rejects the message into ``submissio
 
 from __future__ import annotations
 
+from typing import Any
+
+from billiard.einfo import ExceptionInfo
 from celery import Task, shared_task, signals
 from django.conf import settings
 from django.utils import timezone
@@ -20,7 +23,7 @@ from registry.rescans import RETRY_LATER
 
 
 @signals.worker_init.connect
-def _compile_rules_before_forking(**kwargs) -> None:  # type: ignore[no-untyped-def]
+def _compile_rules_before_forking(**kwargs: Any) -> None:
     """Compile the Tier 1 catalogue once in the worker's main process: the pool's children
     inherit it, so no submission pays the ~300 ms of a cold catalogue."""
     load_catalogue()
@@ -43,7 +46,14 @@ class PipelineStep(Task):
             redelivered=bool((request.delivery_info or {}).get("redelivered")),
         )
 
-    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:  # type: ignore[no-untyped-def]
+    def on_failure(
+        self,
+        exc: Exception,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: ExceptionInfo,
+    ) -> None:
         failures.give_up(
             args[0] if args else None,
             task_name=self.name,
