@@ -44,7 +44,7 @@ def prepare_broker(url: str) -> None:
     Call after ``prepare_database`` (it needs Django)."""
     from config.celery import ALL_QUEUES, app, declare_topology
 
-    app.conf.broker_url = url
+    app.conf["broker_url"] = url  # what attribute assignment does (the stubs make it read-only)
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=3)
         declare_topology(conn.default_channel)

@@ -162,6 +162,7 @@ def main() -> None:
             campaign.refresh_from_db()
             if time.perf_counter() - began > 3600:
                 raise TimeoutError(f"campaign still at {campaign.done}/{campaign.total}")
+        assert campaign.finished_at is not None  # set with the FINISHED status
         elapsed = (campaign.finished_at - campaign.started_at).total_seconds()
         stop.set()
         load.join()
