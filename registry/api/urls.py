@@ -5,7 +5,7 @@ from registry.api import views
 from registry.api.feeds import AdvisoryFeed
 from registry.api.rescans import RescanCampaignViewSet
 
-router = SimpleRouter(trailing_slash="")
+router = SimpleRouter(trailing_slash=False)
 router.register("admin/rescans", RescanCampaignViewSet, basename="rescan")
 
 _VERSION = "skills/<str:owner>/<str:name>/versions/<str:version>"
