@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -15,7 +16,7 @@ from reviews.roles import REVIEWERS_GROUP
 class Command(BaseCommand):
     help = "Create the demo admin, reviewer and author accounts and Flower's login file."
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         secrets_dir = settings.VAR_DIR / "secrets"
         admin = ensure_account("admin", secrets_dir / "admin-password", superuser=True)
         ensure_account("author", secrets_dir / "author-password")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -28,7 +29,7 @@ SETTLE_TIMEOUT_S = 60
 class Command(BaseCommand):
     help = "Wait for the fleet of `make run`, submit the demo skills and print the banner."
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         started = float(os.environ.get("SKILLGATE_RUN_STARTED", time.time()))
         # honcho gives each process its own PORT; the web server's is passed on by `make run`.
         port = os.environ.get("SKILLGATE_WEB_PORT", "8000")
@@ -85,7 +86,7 @@ class Command(BaseCommand):
         _wait_for_stop()
 
 
-def _redacted(database: dict[str, Any]) -> str:
+def _redacted(database: Mapping[str, Any]) -> str:
     if database["ENGINE"].endswith("sqlite3"):
         return f"SQLite {database['NAME']}"
     return f"PostgreSQL {database['NAME']} on {database['HOST'] or 'localhost'}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pipeline.models import DeadLetter
@@ -15,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("ids", nargs="*", type=int, help="dead letter ids")
         parser.add_argument("--all", action="store_true", help="every dead letter not replayed")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         ids = options["ids"]
         if bool(ids) == bool(options["all"]):
             raise CommandError("give dead letter ids, or --all (not both)")

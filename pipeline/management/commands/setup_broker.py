@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from kombu import Connection
@@ -15,7 +17,7 @@ class Command(BaseCommand):
         "the configured broker (idempotent), and print each queue's depth."
     )
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         with Connection(settings.CELERY_BROKER_URL, connect_timeout=5) as connection:
             connection.ensure_connection(max_retries=3)
             depths = declare_topology(connection.default_channel)

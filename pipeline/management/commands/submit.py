@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -33,7 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="follow the submission")
         parser.add_argument("--timeout", type=float, default=120.0, help="seconds to --wait")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         user = get_user_model().objects.filter(username=options["user"]).first()
         if user is None:
             raise CommandError(f"no user {options['user']!r}: pass --user USERNAME")
@@ -56,7 +57,7 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"submitted {what} as {submission.pk}")
         if options["wait"]:
-            self._follow(submission, float(options["timeout"]))  # type: ignore[arg-type]
+            self._follow(submission, float(options["timeout"]))
 
     def _follow(self, submission: Submission, timeout: float) -> None:
         seen = 0
@@ -80,6 +81,7 @@ class Command(BaseCommand):
             self.stdout.write("waiting for human review (Tier 3)")
         else:
             outcome = submission.outcome
+            assert outcome is not None  # every terminal state records its outcome
             self.stdout.write(f"outcome: {outcome.kind} {outcome.code}: {outcome.message}")
         self._explain(submission)
         if submission.state in REVIEW_STATES:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from datetime import date
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -27,10 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--by", default="operator", help="who starts it, for the record")
         parser.add_argument("--wait", action="store_true", help="follow it until it finishes")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         scope = rescans.RescanScope(
             owner=str(options["owner"] or ""),
-            since=options["since"],  # type: ignore[arg-type]
+            since=options["since"],
         )
         campaign = rescans.start_campaign(scope, started_by=str(options["by"]))
         self.stdout.write(f"re-scan {campaign.pk} started: {campaign.total} version(s)")
