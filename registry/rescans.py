@@ -19,6 +19,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
@@ -116,7 +117,7 @@ def start_campaign(scope: RescanScope, started_by: str) -> RescanCampaign:
     return campaign
 
 
-def rescan_batch(campaign_id: object, size: int = BATCH_SIZE) -> int:
+def rescan_batch(campaign_id: UUID, size: int = BATCH_SIZE) -> int:
     """Re-scan up to ``size`` pending versions of the campaign in one transaction, and return
     how many were taken: 0 when none is left to take (the campaign is then marked finished once
     no item is pending at all)."""
@@ -216,7 +217,7 @@ class _Grader:
 
 
 def _record(
-    campaign_id: object,
+    campaign_id: UUID,
     graded: list[tuple[RescanItem, tuple[GradingResult, GradingResult | None]]],
     failed: list[tuple[RescanItem, Exception]],
 ) -> None:
@@ -294,7 +295,7 @@ def _finding_reasons(findings: list[Finding]) -> list[str]:
     return [f"{f.rule_id} at {f.file}:{f.line}" for f in worst[:_LISTED_FINDINGS]]
 
 
-def _finish_if_done(campaign_id: object) -> None:
+def _finish_if_done(campaign_id: UUID) -> None:
     pending = RescanItem.objects.filter(campaign_id=campaign_id, status=RescanItem.Status.PENDING)
     if not pending.exists():
         RescanCampaign.objects.filter(pk=campaign_id, status=RescanCampaign.Status.RUNNING).update(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 
 from registry import archives, lifecycle, selectors, versions
@@ -87,7 +87,7 @@ def check_publisher(
         raise NameTaken(f"the skill {owner}/{name} belongs to another publisher")
 
 
-def link_publisher(org: TrustedOrg, user: AbstractBaseUser, actor: str) -> PublisherMembership:
+def link_publisher(org: TrustedOrg, user: User, actor: str) -> PublisherMembership:
     """Make ``user`` a publisher of ``org`` (audited; linking twice changes nothing)."""
     with transaction.atomic():
         membership, created = PublisherMembership.objects.get_or_create(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -142,7 +142,7 @@ class ReviewPage:
         return self.tier2.tier2_record.judgement.confidence if self.tier2 else None
 
 
-def review_page(review: Review, user: AbstractBaseUser, now: datetime | None = None) -> ReviewPage:
+def review_page(review: Review, user: User, now: datetime | None = None) -> ReviewPage:
     """Everything the review page shows, for ``user`` (whose actions it offers)."""
     submission = review.submission
     results = {
@@ -154,6 +154,7 @@ def review_page(review: Review, user: AbstractBaseUser, now: datetime | None = N
     tier1, tier2 = results.get(ScanResult.Tier.TIER1), results.get(ScanResult.Tier.TIER2)
     findings = [f.to_dict() for f in tier1.tier1_report.findings] if tier1 else []
     concerns = [c.to_dict() for c in tier2.tier2_record.judgement.concerns] if tier2 else []
+    assert submission.bundle is not None, "a submission reaches review only once scanned"
     bundle = submission.bundle.as_bundle()
     files = annotate_files(bundle, findings, concerns)
     marks = marks_of(review)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from uuid import UUID
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -32,7 +33,7 @@ class RulePrecision:
 
 
 def mark_finding(
-    review_id: object, user: AbstractBaseUser, rule_id: str, file: str, line: int, verdict: str
+    review_id: UUID, user: User, rule_id: str, file: str, line: int, verdict: str
 ) -> FindingFeedback:
     """Record (or change) the reviewer's word on a finding the review's Tier 1 result holds."""
     if verdict not in Verdict.values:

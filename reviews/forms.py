@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from reviews.models import Review
 from reviews.selectors import eligible_assignees
@@ -36,16 +36,27 @@ class NoteForm(ReasonForm):
     )
 
 
-class AssignForm(forms.Form):
-    assignee = forms.ModelChoiceField(queryset=None, to_field_name="username")  # type: ignore[arg-type]
+class AssigneeField(forms.ModelChoiceField):
+    """A reviewer, chosen by username; the user filling in the form is marked "(me)"."""
 
-    def __init__(self, *args: Any, review: Review, user: AbstractBaseUser, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Any) -> None:
+        # The queryset depends on the review: AssignForm sets it per form.
+        super().__init__(queryset=None, to_field_name="username", **kwargs)
+        self.me: object = None
+
+    def label_from_instance(self, obj: User) -> str:
+        return f"{obj.get_username()} (me)" if obj.pk == self.me else obj.username
+
+
+class AssignForm(forms.Form):
+    assignee = AssigneeField()
+
+    def __init__(self, *args: Any, review: Review, user: User, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field = self.fields["assignee"]
+        assert isinstance(field, AssigneeField)  # the form's own copy of the declared field
         field.queryset = eligible_assignees(review)
-        field.label_from_instance = lambda candidate: (
-            f"{candidate.get_username()} (me)" if candidate.pk == user.pk else candidate.username
-        )
+        field.me = user.pk
         if field.queryset.filter(pk=user.pk).exists():
             field.initial = user.get_username()
 
@@ -53,9 +64,7 @@ class AssignForm(forms.Form):
         return {"assignee": self.cleaned_data["assignee"].get_username()}
 
 
-def action_form(
-    action: Action, review: Review, user: AbstractBaseUser, data: Any = None
-) -> forms.Form:
+def action_form(action: Action, review: Review, user: User, data: Any = None) -> forms.Form:
     """The form for ``action``, bound to ``data`` when given, prefixed so that several forms
     on one page keep their own fields and errors."""
     if action == Action.ASSIGN:

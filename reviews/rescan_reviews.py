@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -62,7 +62,7 @@ def decisions_for(review: VersionReview) -> list[str]:
     return [Decision.QUARANTINED, Decision.KEPT_PUBLISHED]
 
 
-def decide(review_id: int, user: AbstractBaseUser, decision: str, reason: str) -> VersionReview:
+def decide(review_id: int, user: User, decision: str, reason: str) -> VersionReview:
     """Security decides; the reason is required (it is published with a restoration or a
     quarantine). Raises ReviewForbidden (403), ValidationError (400) or DecisionUnavailable
     (409)."""

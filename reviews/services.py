@@ -22,9 +22,10 @@ import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from enum import StrEnum
+from uuid import UUID
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -163,20 +164,20 @@ def _categories(review: Review, findings: Iterable[Finding]) -> list[ReviewCateg
 # --- Who may do what ----------------------------------------------------------------------
 
 
-def is_reviewer(user: AbstractBaseUser) -> bool:
+def is_reviewer(user: User) -> bool:
     return user.is_active and user.has_perm(ACT_PERMISSION)
 
 
-def is_security(user: AbstractBaseUser) -> bool:
+def is_security(user: User) -> bool:
     return user.is_active and user.has_perm(SECURITY_PERMISSION)
 
 
-def may_review(user: AbstractBaseUser, review: Review) -> bool:
+def may_review(user: User, review: Review) -> bool:
     """A reviewer who is not the skill's author (who may then act, or mark findings)."""
     return is_reviewer(user) and review.submission.submitter_id != user.pk
 
 
-def check_action(review: Review, state: str, user: AbstractBaseUser, action: Action) -> None:
+def check_action(review: Review, state: str, user: User, action: Action) -> None:
     """Raise ReviewForbidden or ActionUnavailable unless ``user`` may take ``action`` now.
 
     Who the user is comes first (a non-reviewer or the author learns nothing about the state),
@@ -200,13 +201,14 @@ def check_action(review: Review, state: str, user: AbstractBaseUser, action: Act
         and state == State.TIER3_REVIEW
         and review.assignee_id not in (None, user.pk)
     ):
+        assert review.assignee is not None  # assignee_id is set
         raise ReviewForbidden(
             f"this review is assigned to {review.assignee.get_username()}: only the assignee "
             "can decide it (unassign it first to take it over)"
         )
 
 
-def allowed_actions(review: Review, user: AbstractBaseUser) -> list[Action]:
+def allowed_actions(review: Review, user: User) -> list[Action]:
     """The actions ``user`` may take on ``review`` right now, in display order."""
     allowed = []
     for action in Action:
@@ -218,7 +220,7 @@ def allowed_actions(review: Review, user: AbstractBaseUser) -> list[Action]:
     return allowed
 
 
-def refusal(review: Review, user: AbstractBaseUser) -> str:
+def refusal(review: Review, user: User) -> str:
     """Why ``user`` may not take an action that the review's state allows (the first reason
     found), so a page can say why a button is missing; empty when nothing is refused."""
     if not review.is_open:
@@ -249,7 +251,7 @@ def _unavailable_message(review: Review, state: str, action: Action) -> str:
 # --- The actions --------------------------------------------------------------------------
 
 
-def assign(submission_id: object, user: AbstractBaseUser, assignee: str) -> Review:
+def assign(submission_id: UUID, user: User, assignee: str) -> Review:
     """NEEDS_REVIEW → TIER3_REVIEW with ``assignee`` (a username) holding the review."""
     with transaction.atomic():
         review, state = _locked(submission_id)
@@ -271,7 +273,7 @@ def assign(submission_id: object, user: AbstractBaseUser, assignee: str) -> Revi
     return _fresh(review)
 
 
-def unassign(submission_id: object, user: AbstractBaseUser, reason: str = "") -> Review:
+def unassign(submission_id: UUID, user: User, reason: str = "") -> Review:
     """TIER3_REVIEW → NEEDS_REVIEW: the review goes back to the queue, unassigned."""
     with transaction.atomic():
         review, state = _locked(submission_id)
@@ -296,7 +298,7 @@ def unassign(submission_id: object, user: AbstractBaseUser, reason: str = "") ->
     return _fresh(review)
 
 
-def escalate(submission_id: object, user: AbstractBaseUser, reason: str) -> Review:
+def escalate(submission_id: UUID, user: User, reason: str) -> Review:
     """Hand an assigned review to the security group (escalating needs a reason).
 
     The submission returns to NEEDS_REVIEW, unassigned and marked escalated, so a member of
@@ -336,7 +338,7 @@ def escalate(submission_id: object, user: AbstractBaseUser, reason: str) -> Revi
     return _fresh(review)
 
 
-def approve(submission_id: object, user: AbstractBaseUser, reason: str = "") -> Review:
+def approve(submission_id: UUID, user: User, reason: str = "") -> Review:
     """TIER3_REVIEW → PUBLISHED, the version assigned exactly as for automatic publishing."""
     with transaction.atomic():
         review, state = _locked(submission_id)
@@ -356,7 +358,7 @@ def approve(submission_id: object, user: AbstractBaseUser, reason: str = "") -> 
     return _fresh(review)
 
 
-def reject(submission_id: object, user: AbstractBaseUser, reason: str) -> Review:
+def reject(submission_id: UUID, user: User, reason: str) -> Review:
     """NEEDS_REVIEW or TIER3_REVIEW → REJECTED; the reason becomes the author's verdict."""
     with transaction.atomic():
         review, state = _locked(submission_id)
@@ -410,7 +412,7 @@ def flag_overdue_reviews(now: datetime | None = None) -> int:
 # --- Helpers ------------------------------------------------------------------------------
 
 
-def _locked(submission_id: object) -> tuple[Review, str]:
+def _locked(submission_id: UUID) -> tuple[Review, str]:
     """The review, locked for this transaction, and its submission's state read after the lock
     was granted (so a reviewer who waited sees what the other one did)."""
     review = Review.objects.select_for_update().get(pk=submission_id)
@@ -432,11 +434,11 @@ def _transition(review: Review, change: Change) -> datetime:
     return transition(review.pk, change).created_at
 
 
-def _actor(user: AbstractBaseUser) -> Actor:
+def _actor(user: User) -> Actor:
     return Actor.admin(user.get_username())
 
 
-def _username(user: AbstractBaseUser | None) -> str | None:
+def _username(user: User | None) -> str | None:
     return user.get_username() if user is not None else None
 
 
@@ -444,9 +446,7 @@ def _clear_assignee(review: Review) -> None:
     review.assignee = review.assigned_at = review.assigned_by = None
 
 
-def _record_decision(
-    review: Review, user: AbstractBaseUser, decision: str, reason: str, now: datetime
-) -> None:
+def _record_decision(review: Review, user: User, decision: str, reason: str, now: datetime) -> None:
     review.decision, review.decision_reason = decision, reason
     review.decided_by, review.decided_at = user, now
     review.save(update_fields=["decision", "decision_reason", "decided_by", "decided_at"])
@@ -456,9 +456,9 @@ def _next_period(
     review: Review,
     now: datetime,
     action: Action,
-    user: AbstractBaseUser,
+    user: User,
     state: State | None = None,
-    assignee: AbstractBaseUser | None = None,
+    assignee: User | None = None,
 ) -> None:
     """Close the review's current time-in-queue period and, unless decided, open the next."""
     ReviewPeriod.objects.filter(review=review, ended_at__isnull=True).update(
@@ -486,7 +486,7 @@ def _reason(reason: str, *, required: bool) -> str:
     return reason
 
 
-def _valid_assignee(review: Review, username: str) -> AbstractBaseUser:
+def _valid_assignee(review: Review, username: str) -> User:
     """A review under Tier 3 always has an assignee, and it must be able to review."""
     if not (username or "").strip():
         raise ValidationError({"assignee": "an assignee is required"}, code="required")

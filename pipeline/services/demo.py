@@ -15,7 +15,7 @@ from pathlib import Path
 
 from celery import current_app
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser, Group
+from django.contrib.auth.models import Group, User
 from rest_framework.authtoken.models import Token
 
 from pipeline.models import Submission
@@ -26,7 +26,7 @@ from pipeline.states import AUTOMATED_STATES
 
 @dataclass(frozen=True)
 class Account:
-    user: AbstractUser
+    user: User
     password: str
     token: str
 
@@ -59,7 +59,7 @@ def ensure_account(
     return Account(user=user, password=password, token=token.key)
 
 
-def submit_demo_skills(author: AbstractUser, folder: Path) -> list[Submission]:
+def submit_demo_skills(author: User, folder: Path) -> list[Submission]:
     """Submit each skill folder once (skipped when the author already submitted that name)."""
     submitted = []
     for skill_folder in sorted(p for p in folder.iterdir() if p.is_dir()):
@@ -70,7 +70,7 @@ def submit_demo_skills(author: AbstractUser, folder: Path) -> list[Submission]:
     return submitted
 
 
-def demo_outcomes(author: AbstractUser, folder: Path, timeout_s: float) -> dict[str, str]:
+def demo_outcomes(author: User, folder: Path, timeout_s: float) -> dict[str, str]:
     """Each demo skill's latest state, once none is still moving through the automated
     pipeline (or at ``timeout_s``)."""
     names = sorted(p.name for p in folder.iterdir() if p.is_dir())

@@ -35,7 +35,7 @@ class Intake:
 def take_in(submission: Submission) -> Intake:
     """The submission's bundle, fetching a git source first. Raises SourceRejected (the source
     cannot be used: the message says what to fix) or SourceUnavailable (retry later)."""
-    if submission.bundle_id is not None:
+    if submission.bundle is not None:  # no query when bundle_id is None
         return Intake(bundle=submission.bundle.as_bundle())
     fetched = fetch_skill(submission.repo_url, submission.skill_path, submission.ref)
     manifest = skill_manifest(fetched.bundle, "skill_path")

@@ -59,14 +59,16 @@ def publication_request(
     submission: Submission, channel: str, actor: Actor
 ) -> registry.PublicationRequest:
     """What the registry needs from an approved submission, and no more."""
-    manifest = SkillManifest.from_json(submission.bundle.manifest)
+    bundle = submission.bundle
+    assert bundle is not None, "only a submission whose bundle is stored can be published"
+    manifest = SkillManifest.from_json(bundle.manifest)
     from_git = bool(submission.repo_url)
     return registry.PublicationRequest(
         owner=submission.skill_owner,
         name=submission.skill_name,
         origin=Skill.Origin.GIT if from_git else Skill.Origin.ACCOUNT,
         host=submission.repo_host if from_git else "",
-        bundle_sha256=submission.bundle_id,
+        bundle_sha256=bundle.sha256,
         submission_id=submission.pk,
         submitter_id=submission.submitter_id,
         channel=SkillVersion.Channel(channel),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from datetime import datetime, timedelta
+from uuid import UUID
 
 from celery import current_app
 from django.conf import settings
@@ -45,8 +46,9 @@ def drain(campaign_id: str) -> None:
     """Re-scan versions for up to ``SKILLGATE_RESCAN_SLICE_S`` seconds, then hand the lane over
     to a new message (at the back of the queue) while versions are left."""
     deadline = time.monotonic() + settings.SKILLGATE_RESCAN_SLICE_S
+    campaign = UUID(campaign_id)
     while time.monotonic() < deadline:
-        if not rescans.rescan_batch(campaign_id):
+        if not rescans.rescan_batch(campaign):
             return
     _send(campaign_id)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -39,9 +39,7 @@ class SubmissionRequest:
     ref: str = ""
 
 
-def create_submission(
-    submitter: AbstractBaseUser, request: SubmissionRequest, *, trigger: str
-) -> Submission:
+def create_submission(submitter: User, request: SubmissionRequest, *, trigger: str) -> Submission:
     """Validate and store a new submission in RECEIVED, then dispatch it after the commit.
 
     Raises SourceRejected / ContentTooLarge (the author must fix something). Nothing is stored
@@ -68,7 +66,7 @@ def create_submission(
     return submission
 
 
-def _git_fields(submitter: AbstractBaseUser, request: SubmissionRequest) -> dict[str, object]:
+def _git_fields(submitter: User, request: SubmissionRequest) -> dict[str, object]:
     repo = parse_repo_url(request.repo_url)
     ref = check_ref(request.ref)
     skill_path = check_skill_path(request.skill_path)
@@ -83,7 +81,7 @@ def _git_fields(submitter: AbstractBaseUser, request: SubmissionRequest) -> dict
     }
 
 
-def _inline_fields(submitter: AbstractBaseUser, request: SubmissionRequest) -> dict[str, object]:
+def _inline_fields(submitter: User, request: SubmissionRequest) -> dict[str, object]:
     if request.skill_path or request.ref:
         raise SourceRejected(
             "non_field_errors", "'skill_path' and 'ref' only apply to a git 'repo_url'"
