@@ -27,7 +27,11 @@ def django_db_setup(django_test_environment, django_db_blocker):
 
     with django_db_blocker.unblock():
         old_config = setup_databases(
-            verbosity=0, interactive=False, keepdb=False, aliases={"default"}
+            verbosity=0,
+            interactive=False,
+            keepdb=False,
+            # django-stubs type aliases as a Mapping; Django takes any collection of names.
+            aliases={"default"},  # type: ignore[arg-type]
         )
     yield
     with django_db_blocker.unblock():

@@ -19,7 +19,14 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from playwright.sync_api import APIRequestContext, Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    APIRequestContext,
+    Browser,
+    Page,
+    Playwright,
+    ViewportSize,
+    sync_playwright,
+)
 from rest_framework.authtoken.models import Token
 
 from config.celery import MAINTENANCE_QUEUE, STEP_QUEUES
@@ -37,7 +44,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-LAPTOP = {"width": 1366, "height": 768}
+LAPTOP: ViewportSize = {"width": 1366, "height": 768}
 """The smallest screen the admin is laid out for."""
 QUEUE = "/admin/reviews/review/"
 SETTLED = {"NEEDS_REVIEW", "PUBLISHED", "REJECTED", "TIER1_FAILED"}

@@ -57,9 +57,9 @@ def transitions_into(submission: Submission) -> Counter:
     return Counter(submission.events.values_list("to_state", flat=True))
 
 
-def dlq_task_ids(broker_url: str) -> list[str]:
+def dlq_task_ids(broker_url: str) -> list[str | None]:
     """Task ids of the messages sitting in submission-dlq (read and requeued)."""
-    ids = []
+    ids: list[str | None] = []
     with Connection(broker_url) as conn:
         queue = DEAD_LETTER_QUEUE(conn.default_channel)
         messages = []
@@ -140,6 +140,7 @@ def test_a_judge_failing_every_time_ends_in_the_dead_letter_queue(
 
     submission = wait_for_state(created["id"], DONE, timeout=120)
     assert submission.state == State.REJECTED
+    assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("error", "RETRIES_EXHAUSTED")
     attempts = submission.attempts.filter(task_name="pipeline.judge")
     assert [a.error_class for a in attempts] == ["provider_error"] * 4
@@ -179,8 +180,11 @@ def test_poison_messages_are_dead_lettered_and_recorded_never_looped(worker, bro
 
     recorded = wait_until(
         lambda: (
-            DeadLetter.objects.filter(task_id__in=sent.values()).count() == len(sent)
-            and list(DeadLetter.objects.filter(task_id__in=sent.values()))
+            (
+                DeadLetter.objects.filter(task_id__in=sent.values()).count() == len(sent)
+                and list(DeadLetter.objects.filter(task_id__in=sent.values()))
+            )
+            or None
         ),
         30,
         message="a dead-letter record for each poison message",

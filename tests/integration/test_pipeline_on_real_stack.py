@@ -71,6 +71,7 @@ def test_a_tier1_failure_stops_at_tier1_failed(submit):
     created = submit({"files": tier1_failing_files()})
     submission = wait_for_state(created["id"], FINAL)
     assert [t[1] for t in trail(submission)] == ["RECEIVED", "TIER1_SCANNING", "TIER1_FAILED"]
+    assert submission.outcome is not None
     assert submission.outcome.kind == "verdict"
     assert not submission.scans.filter(tier=2).exists()
 
@@ -90,8 +91,10 @@ def test_a_clearly_unsafe_skill_is_rejected_by_the_judge(submit):
         "REJECTED",
     ]
     assert trail(submission)[-1][2:] == ("tier2-fail", "worker")
+    assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("verdict", "SCORE_TOO_LOW")
-    assert submission.scans.get(tier=2).result.score < 60
+    score = submission.scans.get(tier=2).result.score
+    assert score is not None and score < 60
 
 
 def test_a_doubtful_skill_waits_for_review(submit):

@@ -56,6 +56,7 @@ def publish_through_the_pipeline(author, name: str, body: str) -> SkillVersion:
     )
     assert response.status_code == 201, response.json()
     submission = wait_for_state(response.json()["id"], [State.PUBLISHED])
+    assert submission.published_version_id is not None
     return SkillVersion.objects.get(pk=submission.published_version_id)
 
 

@@ -85,8 +85,7 @@ class FakeLLM:
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self._server.server_port}/v1"
 
     def start(self) -> FakeLLM:
         self._thread.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 _ENV = {
@@ -23,7 +24,7 @@ def git(repo: Path, *args: str) -> str:
 
 
 def make_repo(
-    root: Path, owner: str, name: str, files: dict[str, str | bytes], branch: str = "main"
+    root: Path, owner: str, name: str, files: Mapping[str, str | bytes], branch: str = "main"
 ) -> Path:
     """A repository at ROOT/OWNER/NAME with ``files`` committed on ``branch``."""
     repo = root / owner / name
@@ -33,7 +34,7 @@ def make_repo(
     return repo
 
 
-def commit_files(repo: Path, files: dict[str, str | bytes], message: str) -> str:
+def commit_files(repo: Path, files: Mapping[str, str | bytes], message: str) -> str:
     for path, content in files.items():
         target = repo / path
         target.parent.mkdir(parents=True, exist_ok=True)

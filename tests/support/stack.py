@@ -13,12 +13,15 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+
+T = TypeVar("T")
 
 
 def database_url() -> str:
@@ -161,11 +164,12 @@ class WebServer(ManagedProcess):
 
 
 def wait_until(
-    predicate: Callable[[], object],
+    predicate: Callable[[], T | None],
     timeout: float = 60,
     interval: float = 0.1,
     message: str = "condition",
-) -> object:
+) -> T:
+    """The predicate's first truthy value, polling every ``interval`` for ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
+from pipeline.states import State
 from tests.unit.pipeline.factories import submission_in
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +60,7 @@ def test_a_missing_submission_is_not_found_without_naming_a_model(make_user, cli
 
 
 def test_someone_elses_submission_is_not_found_either(make_user, client_for):
-    theirs = submission_in("RECEIVED", make_user("bob"))
+    theirs = submission_in(State.RECEIVED, make_user("bob"))
     response = client_for(make_user()).get(f"/api/v1/submissions/{theirs.pk}")
     assert response.json()["detail"] == "submission not found"
 
@@ -71,7 +72,7 @@ def test_a_missing_skill_is_not_found_in_words():
 
 
 def test_a_forbidden_review_action_has_the_error_shape(make_user, client_for):
-    submission = submission_in("NEEDS_REVIEW", make_user("bob"))
+    submission = submission_in(State.NEEDS_REVIEW, make_user("bob"))
     response = client_for(make_user("reviewer-to-be", staff=True)).post(
         f"/api/v1/reviews/{submission.pk}/reject", {"reason": "no"}, format="json"
     )
@@ -135,6 +136,6 @@ def test_the_events_endpoint_is_documented_as_the_complete_list_it_returns(make_
     response_schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
     assert response_schema["type"] == "array"
     author = make_user()
-    submission = submission_in("TIER1_SCANNING", author)
+    submission = submission_in(State.TIER1_SCANNING, author)
     body = client_for(author).get(f"/api/v1/submissions/{submission.pk}/events?limit=1").json()
     assert isinstance(body, list) and len(body) == submission.events.count()

@@ -19,7 +19,8 @@ def web_log():
     class Capture(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
             for log_filter in handler.filters:
-                log_filter.filter(record)  # type: ignore[union-attr]
+                assert isinstance(log_filter, logging.Filter)  # config.logging's, by LOGGING
+                log_filter.filter(record)
             records.append(handler.format(record))
 
     capture = Capture()

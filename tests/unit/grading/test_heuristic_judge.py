@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from grading.judges.heuristic import HeuristicJudge
 from grading.taxonomy import CRITERIA
-from grading.types import Finding, Tier1Report
+from grading.types import Confidence, Finding, Severity, Tier1Report
 
 
-def finding(rule_id: str, category: str, severity: str, confidence: str, line: int = 1) -> Finding:
+def finding(
+    rule_id: str, category: str, severity: Severity, confidence: Confidence, line: int = 1
+) -> Finding:
     return Finding(
         rule_id, category, severity, confidence, "SKILL.md", line, 1, "snippet", "message"
-    )  # type: ignore[arg-type]
+    )
 
 
 def report(*findings: Finding) -> Tier1Report:

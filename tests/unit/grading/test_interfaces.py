@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,7 +89,7 @@ def test_judgements_round_trip_exactly_through_json() -> None:
 
 
 def test_results_stored_by_earlier_versions_read_back_with_defaults() -> None:
-    old_finding = {
+    old_finding: dict[str, Any] = {  # a record as stored, read back from JSON
         "rule_id": "exec.pipe-to-shell",
         "category": "remote_fetch_execute",
         "severity": "critical",

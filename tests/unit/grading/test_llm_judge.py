@@ -10,6 +10,7 @@ from grading import errors
 from grading.judges.llm import OpenAICompatibleJudge
 from grading.judges.prompt import PROMPT_VERSION
 from grading.tier1 import scan
+from grading.types import Judgement, SkillFiles
 from tests.support.fake_llm import NO_REPLY, FakeLLM, Reply, answer, completion
 
 from .conftest import load_fixture_skill, skill_md
@@ -30,7 +31,7 @@ def judge_for(url: str, timeout_s: float = 5.0) -> OpenAICompatibleJudge:
     )
 
 
-def run(endpoint, files=BENIGN, **kwargs):  # type: ignore[no-untyped-def]
+def run(endpoint: FakeLLM, files: SkillFiles = BENIGN, **kwargs: float) -> Judgement:
     return judge_for(endpoint.base_url, **kwargs).judge(files, scan(files))
 
 

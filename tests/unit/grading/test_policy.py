@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 from grading.policy import decide
 from grading.types import Judgement, Tier1Report
 
 
-def tier1(verdict: str = "PASS", privileges: tuple[str, ...] = ()) -> Tier1Report:
-    return Tier1Report(verdict, (), bool(privileges), privileges, "test", 0.0)  # type: ignore[arg-type]
+def tier1(
+    verdict: Literal["PASS", "FAIL"] = "PASS", privileges: tuple[str, ...] = ()
+) -> Tier1Report:
+    return Tier1Report(verdict, (), bool(privileges), privileges, "test", 0.0)
 
 
 def judged(score: int) -> Judgement:

@@ -12,6 +12,7 @@ from pipeline.transitions import Actor, record_received
 from registry.bundles import Bundle
 from registry.services import store_snapshot
 from skillformat.skillmd import parse_manifest
+from tests.support.bundles import text_of
 from tests.support.skills import benign_files
 
 
@@ -33,7 +34,7 @@ def submission_in(
         source_kind=Submission.SourceKind.GIT if repo_url else Submission.SourceKind.INLINE,
         repo_url=repo_url,
         submitter=submitter,
-        bundle=store_snapshot(bundle, parse_manifest(bundle.get("SKILL.md").text)),
+        bundle=store_snapshot(bundle, parse_manifest(text_of(bundle, "SKILL.md"))),
         deadline_at=now + timedelta(minutes=30),
         state=state,
         state_changed_at=now,

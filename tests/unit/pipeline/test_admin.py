@@ -98,6 +98,7 @@ def test_every_pipeline_page_is_view_only_even_for_a_superuser(root, make_user):
         submission=submission, task_name="pipeline.judge", reason="retries_exhausted"
     )
     event, attempt = submission.events.first(), submission.attempts.first()
+    assert event is not None and attempt is not None
     for model, pk in (
         ("submission", submission.pk),
         ("submissionstateevent", event.pk),

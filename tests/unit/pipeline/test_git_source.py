@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.sources.errors import ContentTooLarge, SourceRejected, SourceUnavailable
 from pipeline.sources.git import FILE_HOST, RefKind, fetch_skill, parse_repo_url
+from tests.support.bundles import text_of
 from tests.support.git_repos import commit_files, file_url, git, make_repo
 from tests.support.skills import skill_md
 from tests.support.slow_git import HangingGitHost
@@ -44,7 +45,9 @@ def test_fetches_only_the_skill_folder_with_paths_relative_to_it(repo):
         "assets/logo.png",
         "scripts/run.py",
     ]
-    assert fetched.bundle.get("assets/logo.png").text is None
+    logo = fetched.bundle.get("assets/logo.png")
+    assert logo is not None
+    assert logo.text is None
     assert fetched.commit == git(repo, "rev-parse", "HEAD").strip()
     assert (fetched.repo.host, fetched.repo.owner, fetched.repo.repo) == (
         FILE_HOST,
@@ -59,8 +62,8 @@ def test_a_ref_selects_the_branch(repo):
     git(repo, "checkout", "--quiet", "main")
     on_main = fetch_skill(file_url(repo), "skills/pdf", "")
     on_next = fetch_skill(file_url(repo), "skills/pdf", "next")
-    assert "v2" not in on_main.bundle.get("SKILL.md").text
-    assert "v2" in on_next.bundle.get("SKILL.md").text
+    assert "v2" not in text_of(on_main.bundle, "SKILL.md")
+    assert "v2" in text_of(on_next.bundle, "SKILL.md")
     assert on_next.ref.name == "refs/heads/next"
 
 

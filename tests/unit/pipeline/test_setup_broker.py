@@ -18,7 +18,9 @@ def test_it_declares_every_queue_on_a_fresh_vhost(settings, capsys):
         with Connection(broker_url) as connection:
             channel = connection.default_channel
             for queue in ALL_QUEUES:
-                assert queue(channel).queue_declare(passive=True).message_count == 0
+                # kombu-stubs type queue_declare() as ``str | None``: it is queue_declare_ok_t.
+                declared = queue(channel).queue_declare(passive=True)
+                assert declared.message_count == 0  # type: ignore[union-attr]
             connection.Producer().publish(
                 {"poison": True}, exchange=PIPELINE_EXCHANGE, routing_key=SCAN_QUEUE
             )

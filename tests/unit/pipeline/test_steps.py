@@ -46,7 +46,9 @@ def test_a_benign_inline_skill_goes_all_the_way_to_published(make_user):
         ("TIER2_SCANNING", "AUTO_APPROVED", "tier2-pass"),
         ("AUTO_APPROVED", "PUBLISHED", "publish-complete"),
     ]
+    assert submission.published_version is not None
     assert submission.published_version.version == "1.0.0"
+    assert submission.outcome is not None
     assert submission.outcome.code == OutcomeCode.PUBLISHED
     assert [a.status for a in submission.attempts.order_by("started_at")] == ["succeeded"] * 4
 
@@ -56,6 +58,7 @@ def test_a_tier1_failure_is_final_and_explains_itself(make_user):
     run_all(submission.pk)
     submission.refresh_from_db()
     assert submission.state == State.TIER1_FAILED
+    assert submission.outcome is not None
     assert submission.outcome.kind == "verdict"
     assert "SKILL.md:" in submission.outcome.message
     assert not submission.scans.filter(tier=2).exists()
@@ -70,6 +73,7 @@ def test_a_trusted_owner_name_alone_does_not_open_the_vendor_path(make_user):
     run_all(submission.pk)
     submission.refresh_from_db()
     assert [e[1] for e in trail(submission)][:3] == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING"]
+    assert submission.published_version is not None
     assert submission.published_version.channel == SkillVersion.Channel.AUTOMATIC
 
 
@@ -131,4 +135,5 @@ def test_a_low_score_is_rejected_with_a_verdict(make_user, settings):
     run_all(submission.pk)
     submission.refresh_from_db()
     assert submission.state == State.REJECTED
+    assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("verdict", "SCORE_TOO_LOW")

@@ -86,6 +86,7 @@ def test_paths_are_stored_in_nfc(api):
     response = post_files(api, {"cafe\u0301.md": "nfd"})
     assert response.status_code == 201, response.json()
     snapshot = Submission.objects.get().bundle
+    assert snapshot is not None
     assert "caf\u00e9.md" in [entry["path"] for entry in snapshot.files]
 
 

@@ -52,6 +52,7 @@ def test_backoff_doubles_and_the_budget_ends_in_stuck_exhausted(make_user):
     for _ in range(3):
         sweeps.recover_stuck(moment)
         submission.refresh_from_db()
+        assert submission.recovery_next_at is not None
         waits.append((submission.recovery_next_at - moment).total_seconds())
         moment = submission.recovery_next_at
     assert waits == [60, 120, 240]
@@ -59,8 +60,10 @@ def test_backoff_doubles_and_the_budget_ends_in_stuck_exhausted(make_user):
     assert report.exhausted == [str(submission.pk)]
     submission.refresh_from_db()
     assert submission.state == State.REJECTED
+    assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("error", "STUCK_EXHAUSTED")
     event = submission.events.last()
+    assert event is not None
     assert (event.trigger, event.actor_type, event.metadata["recovery_attempts"]) == (
         "stuck-exhausted",
         "system",
@@ -106,12 +109,15 @@ def test_overdue_automated_submissions_time_out_and_reviews_are_exempt(make_user
     report = sweeps.enforce_deadlines()
     assert report.acted == [str(overdue.pk)]
     overdue.refresh_from_db()
+    assert overdue.outcome is not None
     assert (overdue.state, overdue.outcome.code, overdue.outcome.kind) == (
         "REJECTED",
         "SLA_TIMEOUT",
         "error",
     )
-    assert overdue.events.last().trigger == "sla-timeout"
+    last_event = overdue.events.last()
+    assert last_event is not None
+    assert last_event.trigger == "sla-timeout"
     in_review.refresh_from_db()
     on_time.refresh_from_db()
     assert (in_review.state, on_time.state) == ("NEEDS_REVIEW", "TIER1_SCANNING")

@@ -95,7 +95,9 @@ def test_terminal_states_require_an_outcome_and_store_it(make_user):
     )
     submission.refresh_from_db()
     assert submission.outcome == Outcome("verdict", "SCORE_TOO_LOW", "scored 12")
-    assert submission.events.last().metadata["outcome"]["code"] == "SCORE_TOO_LOW"
+    last = submission.events.last()
+    assert last is not None
+    assert last.metadata["outcome"]["code"] == "SCORE_TOO_LOW"
 
 
 def test_only_the_system_may_reject_an_automated_state_and_only_with_an_error(make_user):

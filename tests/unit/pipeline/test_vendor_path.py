@@ -87,6 +87,7 @@ def test_a_linked_publisher_at_a_branch_tip_takes_the_vendor_path_after_tier1(
     assert approved["org"] == "file/anthropics"
     assert approved["ref"] == "refs/heads/main"
     assert approved["commit"] == git(vendor_repo, "rev-parse", "HEAD").strip()
+    assert submission.published_version is not None
     assert submission.published_version.channel == SkillVersion.Channel.VENDOR
     assert submission.scans.get(tier=1).result.verdict == "PASS"
 
@@ -122,6 +123,7 @@ def test_the_trusted_name_on_another_host_is_not_the_vendor(client_for, make_use
     submission = run_pipeline(response.json()["id"])
     assert states(submission)[:3] == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING"]
     assert submission.vendor_org is None
+    assert submission.published_version is not None
     assert submission.published_version.channel == SkillVersion.Channel.AUTOMATIC
 
 
@@ -151,6 +153,7 @@ def test_a_pull_request_head_or_a_raw_commit_goes_through_the_normal_scan(
     assert states(submission)[:3] == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING"]
     intake = submission.events.get(to_state="TIER1_SCANNING").metadata
     assert "not the tip of a branch or tag" in intake["vendor_path_refused"]
+    assert submission.published_version is not None
     assert submission.published_version.channel != SkillVersion.Channel.VENDOR
 
 
@@ -198,6 +201,7 @@ def test_membership_revoked_before_intake_closes_the_vendor_path(
     registry.unlink_publisher(org.memberships.get(user=publisher), actor="ops")
     submission = run_pipeline(response.json()["id"])
     assert submission.state == State.REJECTED
+    assert submission.outcome is not None
     assert submission.outcome.code == OutcomeCode.SOURCE_REJECTED
     assert "only accounts linked to it" in submission.outcome.message
 
@@ -248,6 +252,7 @@ def test_a_git_source_that_cannot_be_used_ends_rejected_saying_what_to_fix(
     assert response.status_code == 201
     submission = run_pipeline(response.json()["id"])
     assert states(submission) == ["RECEIVED", "REJECTED"]
+    assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("error", "SOURCE_REJECTED")
     assert "ref 'v9' was not found" in submission.outcome.message
 
@@ -273,6 +278,7 @@ def test_a_git_host_that_keeps_failing_ends_with_its_own_outcome(make_user):
     )
     submission.refresh_from_db()
     assert submission.state == State.REJECTED
+    assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("error", "SOURCE_UNAVAILABLE")
     assert "after 4 attempt(s)" in submission.outcome.message
 

@@ -274,13 +274,19 @@ def test_the_atom_feed_carries_each_advisory(three, security):
         "Quarantined: arthur/note-taker@1.0.2",
     ]
     summary = entries[1].findtext(f"{ATOM}summary")
+    assert summary is not None
     assert "steals tokens" in summary and "What to do:" in summary
-    assert entries[0].find(f"{ATOM}link").get("href").startswith("http://testserver/api/v1/")
+    link = entries[0].find(f"{ATOM}link")
+    assert link is not None
+    assert link.get("href", "").startswith("http://testserver/api/v1/")
 
 
 def test_the_feed_never_turns_a_reason_into_markup(version, security):
     lifecycle.quarantine(version.pk, Actor.account(security), "<script>alert(1)</script>")
     feed = ET.fromstring(APIClient().get("/api/v1/advisories.atom").content)
-    summary = feed.find(f"{ATOM}entry").find(f"{ATOM}summary")
+    entry = feed.find(f"{ATOM}entry")
+    assert entry is not None
+    summary = entry.find(f"{ATOM}summary")
+    assert summary is not None and summary.text is not None
     assert summary.get("type") == "html"
     assert "&lt;script&gt;" in summary.text and "<script>" not in summary.text

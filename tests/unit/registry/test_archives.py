@@ -59,8 +59,12 @@ def test_the_gzip_header_carries_no_time_and_no_name():
 
 
 def test_the_archive_holds_exactly_the_bundles_bytes():
+    unpacked = {}
     with tarfile.open(fileobj=io.BytesIO(archives.build(bundle()).content), mode="r:gz") as tar:
-        unpacked = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+        for member in tar.getmembers():
+            extracted = tar.extractfile(member)
+            assert extracted is not None, f"{member.name} is not a regular file"
+            unpacked[member.name] = extracted.read()
     assert unpacked == {path: text.encode() for path, text in FILES.items()}
     assert gzip.decompress(archives.build(bundle()).content)[-1024:] == b"\0" * 1024
 

@@ -32,7 +32,7 @@ PUBLISHED, YANKED, QUARANTINED = (
 
 def put_in(version: SkillVersion, status: str, security) -> SkillVersion:
     """Bring a freshly published version to ``status`` through the lifecycle itself."""
-    owner = Actor.account(version.skill.owner_account)
+    owner = owner_of(version)
     if status == YANKED:
         lifecycle.yank(version.pk, owner)
     elif status == QUARANTINED:
@@ -60,7 +60,14 @@ EVERY_CHANGE = [
 def actor_for(action: str, version: SkillVersion, security) -> Actor:
     if action in lifecycle.SECURITY_ACTIONS:
         return Actor.account(security)
-    return Actor.account(version.skill.owner_account)
+    return owner_of(version)
+
+
+def owner_of(version: SkillVersion) -> Actor:
+    """The account that published ``version`` (every version here is published from one)."""
+    account = version.skill.owner_account
+    assert account is not None
+    return Actor.account(account)
 
 
 @pytest.mark.parametrize(("action", "status"), EVERY_CHANGE)

@@ -91,6 +91,7 @@ def test_after_a_rule_change_the_critical_version_is_quarantined_and_the_concern
     assert any("host_persistence" in reason for reason in reviews[hourly.pk].reasons)
     outcomes = dict(RescanItem.objects.values_list("version_id", "outcome"))
     assert outcomes == {beacon.pk: "critical", hourly.pk: "concerning", plain.pk: "unchanged"}
+    assert beacon.tier1_result is not None
     assert beacon.tier1_result.catalogue_version == campaign.catalogue_version
 
 
@@ -99,6 +100,7 @@ def test_every_verdict_records_what_produced_it(registry_of_three, site_rules):
     run(rescans.start_campaign(rescans.RescanScope(), started_by="ops"))
     plain = SkillVersion.objects.get(pk=registry_of_three["plain"].pk)
     tier2 = plain.tier2_result
+    assert plain.tier1_result is not None and tier2 is not None
     assert plain.tier1_result.catalogue_version == catalogue_version()
     assert tier2.catalogue_version == catalogue_version()
     assert tier2.judge_version.startswith("heuristic/")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from grading.records import Thresholds, Tier2Record
-from grading.types import Concern, Decision, Finding, Judgement, Tier1Report
+from grading.types import Concern, Decision, Finding, Judgement, Severity, Tier1Report
 from pipeline.models import ScanResult, Submission
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
@@ -40,11 +40,11 @@ def disk_tidy_files(name: str = "disk-tidy") -> dict[str, str]:
     }
 
 
-def rm_finding(line: int = 3, severity: str = "high") -> Finding:
+def rm_finding(line: int = 3, severity: Severity = "high") -> Finding:
     return Finding(
         rule_id="destructive.rm-rf",
         category="destructive-commands",
-        severity=severity,  # type: ignore[arg-type]
+        severity=severity,
         confidence="medium",
         file="scripts/largest.sh",
         line=line,
@@ -69,6 +69,7 @@ def awaiting_review(
     submission = submission_in(
         State.TIER2_SCANNING, author, files=files or disk_tidy_files(name), name=name
     )
+    assert submission.bundle_id is not None
     report = Tier1Report(
         verdict="PASS",
         findings=findings,

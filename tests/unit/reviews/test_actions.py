@@ -64,8 +64,10 @@ def test_the_assignee_approves_and_the_skill_is_published_with_its_version(waiti
 
     submission = review.submission
     assert submission.state == State.PUBLISHED
+    assert submission.outcome is not None
     assert submission.outcome.code == OutcomeCode.PUBLISHED
     version = submission.published_version
+    assert version is not None
     assert (version.version, version.channel) == ("1.0.0", SkillVersion.Channel.REVIEW)
     assert (version.skill.owner, version.skill.name) == ("arthur", "disk-tidy")
     assert (review.decision, review.decision_reason, review.decided_by) == (
@@ -88,6 +90,7 @@ def test_a_reviewer_can_reject_straight_from_the_queue_with_a_reason(waiting, re
 
     submission = review.submission
     assert submission.state == State.REJECTED
+    assert submission.outcome is not None
     assert submission.outcome.kind == "verdict"
     assert submission.outcome.code == OutcomeCode.REVIEWER_REJECTED
     assert "deletes files outside its folder" in submission.outcome.message

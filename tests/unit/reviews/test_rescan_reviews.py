@@ -59,6 +59,7 @@ def test_security_restores_a_quarantined_version_and_the_advisory_says_so(found_
     version = SkillVersion.objects.get(pk=review.version_id)
     assert version.status == "published"
     last = version.events.order_by("created_at", "id").last()
+    assert last is not None
     assert (last.action, last.actor, last.reason) == (
         VersionEvent.Action.RESTORE,
         security.username,

@@ -94,7 +94,9 @@ def test_every_consumer_refuses_what_the_parser_refuses(text, problem):
 
 def test_a_typosquatted_name_in_valid_front_matter_is_reported_by_tier1():
     text = "---\r\nname: reqeusts-helper\r\ndescription: Helps.\r\n---\r\nbody\r\n"
-    assert intake(text).name == "reqeusts-helper"
+    manifest = intake(text)
+    assert manifest is not None
+    assert manifest.name == "reqeusts-helper"
     assert "supply-chain.typosquat-name" in {f.rule_id for f in scan({"SKILL.md": text}).findings}
 
 
@@ -109,7 +111,7 @@ NAMES = st.one_of(
 )  # fmt: skip
 DESCRIPTIONS = st.one_of(
     st.sampled_from(["Says hello.", "", "'quoted: colon'", "a" * 1025, "[1, 2]", "|\n  block"]),
-    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40),
+    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40),
 )
 EXTRA_LINES = st.lists(
     st.sampled_from(
