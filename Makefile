@@ -26,7 +26,7 @@ START_PROCESSES = $(BIN)/python manage.py migrate --noinput -v 0 && \
 	SKILLGATE_RUN_STARTED=$(RUN_STARTED) SKILLGATE_WEB_PORT=$(PORT) PYTHONUNBUFFERED=1 PATH="$(CURDIR)/$(BIN):$$PATH" \
 	$(BIN)/honcho start --procfile Procfile --env var/flower.env --port $(PORT)
 
-.PHONY: install run run-lite secret-key test lint format bench clean
+.PHONY: install run run-lite secret-key test lint typecheck format bench clean
 
 install: $(VENV)/.installed
 
@@ -74,6 +74,14 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(TYPECHECK)
+
+# mypy (with django-stubs, which imports the settings) in the explicit test mode, ignoring
+# var/local.env; configured in pyproject.toml [tool.mypy].
+TYPECHECK = SKILLGATE_DEV_MODE=1 SKILLGATE_ENV_FILE= $(BIN)/mypy .
+
+typecheck: install
+	$(TYPECHECK)
 
 format: install
 	$(BIN)/ruff check --fix .
