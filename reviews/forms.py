@@ -42,7 +42,7 @@ class AssigneeField(forms.ModelChoiceField):
     def __init__(self, **kwargs: Any) -> None:
         # The queryset depends on the review: AssignForm sets it per form.
         super().__init__(queryset=None, to_field_name="username", **kwargs)
-        self.me: object = None
+        self.me: int | None = None  # the pk of the user filling in the form
 
     def label_from_instance(self, obj: User) -> str:
         return f"{obj.get_username()} (me)" if obj.pk == self.me else obj.username
