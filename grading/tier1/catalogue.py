@@ -15,7 +15,8 @@ Fields of a pattern rule besides the documentation: ``kinds`` (which views it re
 substring``), ``window`` (how far before/after a keyword a match may reach), ``patterns``,
 ``exclude`` (line-level exceptions), ``markdown: false`` (read shipped code files only, not
 code examples fenced in Markdown documentation), ``capabilities`` (fed to correlation),
-``privilege`` (makes the skill high-privilege) and, for raw-character rules (``target:
+``privilege`` (makes the skill high-privilege), ``spans: fixed`` (the hit weighs the same in
+any kind of text, see ``spans``) and, for raw-character rules (``target:
 original``), a ``trigger`` character class.
 
 Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
@@ -84,6 +85,7 @@ class Rule:
     capabilities: tuple[str, ...]
     requires: tuple[str, ...]
     privilege: str | None
+    spans_fixed: bool
     positives: tuple[dict[str, str | bytes], ...]
     negatives: tuple[dict[str, str | bytes], ...]
 
@@ -232,9 +234,17 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         capabilities=tuple(raw.get("capabilities", [])),
         requires=tuple(raw.get("requires", [])),
         privilege=raw.get("privilege"),
+        spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
         positives=positives,
         negatives=negatives,
     )
+
+
+def _spans_fixed(raw: Any, where: str) -> bool:
+    """``spans: fixed`` — the rule's hits weigh the same whatever text surrounds them."""
+    if raw not in ("labelled", "fixed"):
+        raise CatalogueError(f"{where}: spans must be 'labelled' or 'fixed'")
+    return bool(raw == "fixed")
 
 
 def _window(raw: Any, where: str) -> tuple[int, int]:

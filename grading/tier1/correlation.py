@@ -57,10 +57,11 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
 
 
 def correlate(catalogue: Catalogue, collector: Collector) -> None:
+    capabilities = collector.capabilities(catalogue.by_id)
     for rule in catalogue.rules:
-        if not rule.requires or not all(cap in collector.capabilities for cap in rule.requires):
+        if not rule.requires or not all(cap in capabilities for cap in rule.requires):
             continue
-        evidence = [collector.capabilities[cap][0] for cap in rule.requires]
+        evidence = [capabilities[cap][0] for cap in rule.requires]
         anchor = evidence[-1]
         trail = "; ".join(f"{f.file}:{f.line} {f.rule_id}" for f in evidence)
         collector.add(rule, anchor.file, anchor.line, anchor.column, anchor.snippet, f"({trail})")
@@ -73,7 +74,8 @@ def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector)
         return
     declared = f"{manifest.name.replace('-', ' ')} {manifest.description}"
     _check_privileges(declared, manifest, catalogue, collector)
-    shipped = [f for f in collector.capabilities.get("network", []) if _is_script(f.file)]
+    network_use = collector.capabilities(catalogue.by_id).get("network", [])
+    shipped = [f for f in network_use if _is_script(f.file)]
     if not shipped:
         return
     network = shipped[0]

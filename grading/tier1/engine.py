@@ -28,8 +28,9 @@ from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
 from grading.tier1.findings import Collector, is_blocking
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
-from grading.tier1.metadata import check_manifest
+from grading.tier1.metadata import check_manifest, manifest_path
 from grading.tier1.scanner import ScanContext, scan_file
+from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
 
 ENGINE_VERSION = "tier1-rules/1.1"
@@ -40,7 +41,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     catalogue = load_catalogue()
     collector = Collector()
     texts = _readable_texts(files, catalogue, collector)
-    context = ScanContext(catalogue, collector)
+    context = ScanContext(catalogue, collector, manifest=manifest_path(list(texts)))
     for path, text in texts.items():
         scan_file(path, text, context)
     if context.exhausted_in is not None:
@@ -106,9 +107,15 @@ def _text_inside(content: bytes) -> str | None:
 
 
 def _privileges(catalogue: Catalogue, collector: Collector) -> tuple[str, ...]:
+    """Privileges of the findings of at least medium confidence whose kind of text lets them
+    count (a privileged command quoted in a discussion does not make the skill privileged)."""
     found: set[str] = set()
     for finding in collector.findings:
-        privilege = catalogue.rule(finding.rule_id).privilege
-        if privilege and CONFIDENCE_ORDER[finding.confidence] >= CONFIDENCE_ORDER["medium"]:
-            found.add(privilege)
+        rule = catalogue.rule(finding.rule_id)
+        if (
+            rule.privilege
+            and CONFIDENCE_ORDER[finding.confidence] >= CONFIDENCE_ORDER["medium"]
+            and adjust(rule.spans_fixed, finding.span).privilege
+        ):
+            found.add(rule.privilege)
     return tuple(sorted(found))

@@ -134,16 +134,20 @@ def frontmatter_span(text: str) -> tuple[int, int] | None:
     return start, match.start()
 
 
-def markdown_views(text: str) -> list[View]:
-    """Prose, front matter and per-language fenced-code views of one Markdown file."""
-    regions: dict[str, list[tuple[int, int]]] = {}
-    fm = frontmatter_span(text)
-    prose_start = 0
-    if fm is not None:
-        regions["frontmatter"] = [fm]
-        prose_start = text.find("\n", fm[1]) + 1 or len(text)
-    prose: list[tuple[int, int]] = []
-    position = prose_start
+@dataclass(frozen=True)
+class Fence:
+    """A fenced code block of a Markdown file: its language tag and the span of its body."""
+
+    language: str
+    start: int
+    end: int
+
+
+def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
+    """The fenced code blocks of a Markdown text from ``start`` on, in order (an unclosed fence
+    runs to the end of the text)."""
+    fences: list[Fence] = []
+    position = start
     while True:
         opening = _FENCE_OPEN.search(text, position)
         if opening is None:
@@ -158,10 +162,30 @@ def markdown_views(text: str) -> list[View]:
             re.MULTILINE,
         ).search(text, body_start)
         body_end = closing.start() if closing else len(text)
-        prose.append((position, opening.start()))
-        kind = "prose" if language in _PROSE_FENCES else _FENCE_LANG.get(language, "code")
-        regions.setdefault(kind, []).append((body_start, body_end))
+        fences.append(Fence(language, body_start, body_end))
         position = closing.end() if closing else len(text)
+    return fences
+
+
+def markdown_views(text: str) -> list[View]:
+    """Prose, front matter and per-language fenced-code views of one Markdown file."""
+    regions: dict[str, list[tuple[int, int]]] = {}
+    fm = frontmatter_span(text)
+    prose_start = 0
+    if fm is not None:
+        regions["frontmatter"] = [fm]
+        prose_start = text.find("\n", fm[1]) + 1 or len(text)
+    prose: list[tuple[int, int]] = []
+    position = prose_start
+    for fence in fenced_blocks(text, prose_start):
+        opening = text.rfind("\n", position, fence.start - 1) + 1
+        prose.append((position, max(position, opening)))
+        kind = (
+            "prose" if fence.language in _PROSE_FENCES else _FENCE_LANG.get(fence.language, "code")
+        )
+        regions.setdefault(kind, []).append((fence.start, fence.end))
+        closing_end = text.find("\n", fence.end)
+        position = len(text) if closing_end < 0 else closing_end
     prose.append((position, len(text)))
     regions.setdefault("prose", []).extend(prose)
     return [

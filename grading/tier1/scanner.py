@@ -23,6 +23,7 @@ from grading.tier1.normalise import (
     original_column,
     visible,
 )
+from grading.tier1.spans import FileSpans
 from grading.types import SEVERITY_ORDER
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
@@ -38,8 +39,18 @@ class _File:
     path: str
     original: str
     normalised: Normalised
+    role: str
+    views: list[View] = field(default_factory=list)
     _line_starts: list[int] | None = None
     original_lines: list[str] | None = None
+    _spans: FileSpans | None = None
+
+    @property
+    def spans(self) -> FileSpans:
+        """The file's span labels, computed on its first hit (most files have none)."""
+        if self._spans is None:
+            self._spans = FileSpans(self.path, self.normalised.text, self.role, self.views)
+        return self._spans
 
     @property
     def line_starts(self) -> list[int]:
@@ -87,6 +98,9 @@ class ScanContext:
 
     catalogue: Catalogue
     collector: Collector
+    manifest: str | None = None
+    """The path of the skill's SKILL.md: its Markdown is instructions, other Markdown is
+    documentation."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
@@ -102,15 +116,22 @@ class ScanContext:
 def scan_file(path: str, text: str, context: ScanContext) -> None:
     catalogue, collector = context.catalogue, context.collector
     data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
-    file = _File(path, text, normalise(text, fold=not data_only))
-    views = views_of(path, file.normalised.text)
+    role = "shipped" if not is_markdown(path) else "manifest" if path == context.manifest else "doc"
+    file = _File(path, text, normalise(text, fold=not data_only), role)
+    views = file.views = views_of(path, file.normalised.text)
     kinds = {view.kind for view in views}
     _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
     if not text.isascii():
         _match_original(file, kinds, context)
         for run in file.normalised.hidden:
             anchor = file.locate_original(run.offset)
-            collector.add(catalogue.rule("unicode.tag-smuggling"), path, *anchor, run.text)
+            collector.add(
+                catalogue.rule("unicode.tag-smuggling"),
+                path,
+                *anchor,
+                run.text,
+                span=file.spans.hidden(),
+            )
             _rescan(file, run.text, anchor, "Unicode tag characters", context)
     if not data_only:
         _rescan_blobs(file, file.normalised.text, None, 1, context)
@@ -156,29 +177,17 @@ def _run_rule(
                 line, column = view.anchor
                 snippet = f"[{view.origin}] {line_text.strip()}"
                 note = f"(found in {view.origin})"
+                label = file.spans.hidden()
             else:
                 line, column = file.locate(match.start())
                 snippet = visible(_window(file.original_line(line), column))
                 note = ""
+                label = file.spans.label(match.start(), view.kind)
             if rule.category == "hardcoded_secrets":
                 snippet = snippet.replace(match.group(), _redact(match.group()))
-            documented = view.kind == "prose" and _quoted_in_table(
-                line_text, match.start() - _line_start(view.text, match.start())
-            )
-            if documented:
-                note = f"{note} (quoted in a table: documentation)".strip()
-            added = collector.add(
-                rule,
-                file.path,
-                line,
-                column,
-                snippet,
-                note,
-                confidence="low" if documented else None,
-                severity_cap="low" if documented else None,
-            )
-            if added is None and collector.has_capped(rule.id, file.path):
-                break
+            collector.add(rule, file.path, line, column, snippet, note, span=label)
+            if collector.saturated(rule, file.path):
+                return True
     return True
 
 
@@ -230,7 +239,8 @@ def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
             for match in _matches(pattern, file.original, windows):
                 line, column = file.locate_original(match.start())
                 snippet = visible(_window(file.original_line(line), column))
-                context.collector.add(rule, file.path, line, column, snippet)
+                label = file.spans.hidden()
+                context.collector.add(rule, file.path, line, column, snippet, span=label)
 
 
 def _rescan(
@@ -258,27 +268,14 @@ def _rescan_blobs(
                 file.path,
                 *where,
                 f"[{origin}] {blob.decoded[:160]}",
+                span=file.spans.hidden(),
             )
         if depth < decoding.MAX_DEPTH:
             _rescan_blobs(file, blob.decoded, where, depth + 1, context)
 
 
-_QUOTES = ('"', "`", "“", "”", "«", "»")
-
-
 def _line_start(text: str, offset: int, reach: int = 400) -> int:
     return max(text.rfind("\n", max(0, offset - reach), offset) + 1, offset - reach, 0)
-
-
-def _quoted_in_table(line: str, column: int) -> bool:
-    """True when a match sits inside quotes within a Markdown table cell — a catalogue of
-    phrases (a security checklist, a red-team table) rather than an instruction. Such a finding
-    is kept for the reviewer, at low severity and confidence: a security guide listing red flags
-    must not be rejected for quoting them."""
-    if not line.lstrip().startswith("|") or not 0 <= column <= len(line):
-        return False
-    cell = line[line.rfind("|", 0, column) + 1 : column]
-    return sum(cell.count(q) for q in _QUOTES) % 2 == 1
 
 
 def _line_around(text: str, offset: int, reach: int = 400) -> str:
