@@ -261,9 +261,7 @@ def _discussion_spans(
     return spans
 
 
-def _table_spans(
-    text: str, start: int, end: int, set_cues: Cues
-) -> Iterator[tuple[int, int]]:
+def _table_spans(text: str, start: int, end: int, set_cues: Cues) -> Iterator[tuple[int, int]]:
     """Quoted phrases in table cells; a whole table whose header row announces examples of
     attacks (red flags, what to look for)."""
     previous_end, discussing = -2, False
