@@ -15,9 +15,10 @@ Fields of a pattern rule besides the documentation: ``kinds`` (which views it re
 substring``), ``window`` (how far before/after a keyword a match may reach), ``patterns``,
 ``exclude`` (line-level exceptions), ``markdown: false`` (read shipped code files only, not
 code examples fenced in Markdown documentation), ``capabilities`` (fed to correlation),
-``privilege`` (makes the skill high-privilege), ``spans: fixed`` (the hit weighs the same in
-any kind of text, see ``spans``) and, for raw-character rules (``target:
-original``), a ``trigger`` character class.
+``privilege`` (makes the skill high-privilege), ``first_party: true`` (a hit whose URLs are
+the skill's own declared host is labelled ``first_party``, see ``provenance``), ``spans:
+fixed`` (the hit weighs the same in any kind of text, see ``spans``) and, for raw-character
+rules (``target: original``), a ``trigger`` character class.
 
 Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
 possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
@@ -83,9 +84,11 @@ class Rule:
     engine: bool
     in_markdown: bool
     capabilities: tuple[str, ...]
-    requires: tuple[str, ...]
+    requires: tuple[tuple[str, ...], ...]
+    """Capabilities a correlation needs: every entry, each satisfied by any of its names."""
     privilege: str | None
     spans_fixed: bool
+    first_party: bool
     positives: tuple[dict[str, str | bytes], ...]
     negatives: tuple[dict[str, str | bytes], ...]
 
@@ -232,9 +235,12 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         engine=engine,
         in_markdown=bool(raw.get("markdown", True)),
         capabilities=tuple(raw.get("capabilities", [])),
-        requires=tuple(raw.get("requires", [])),
+        requires=tuple(
+            tuple(item) if isinstance(item, list) else (item,) for item in raw.get("requires", [])
+        ),
         privilege=raw.get("privilege"),
         spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
+        first_party=bool(raw.get("first_party", False)),
         positives=positives,
         negatives=negatives,
     )

@@ -59,12 +59,19 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
 def correlate(catalogue: Catalogue, collector: Collector) -> None:
     capabilities = collector.capabilities(catalogue.by_id)
     for rule in catalogue.rules:
-        if not rule.requires or not all(cap in capabilities for cap in rule.requires):
+        if not rule.requires:
             continue
-        evidence = [capabilities[cap][0] for cap in rule.requires]
-        anchor = evidence[-1]
-        trail = "; ".join(f"{f.file}:{f.line} {f.rule_id}" for f in evidence)
-        collector.add(rule, anchor.file, anchor.line, anchor.column, anchor.snippet, f"({trail})")
+        evidence = []
+        for alternatives in rule.requires:
+            present = [capabilities[cap][0] for cap in alternatives if cap in capabilities]
+            if not present:
+                break
+            evidence.append(present[0])
+        else:
+            anchor = evidence[-1]
+            trail = "; ".join(f"{f.file}:{f.line} {f.rule_id}" for f in evidence)
+            note = f"({trail})"
+            collector.add(rule, anchor.file, anchor.line, anchor.column, anchor.snippet, note)
 
 
 def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector) -> None:

@@ -28,7 +28,8 @@ from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
 from grading.tier1.findings import Collector, is_blocking
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
-from grading.tier1.metadata import check_manifest, manifest_path
+from grading.tier1.metadata import check_manifest
+from grading.tier1.provenance import declared_names
 from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
@@ -41,13 +42,18 @@ def scan(files: SkillFiles) -> Tier1Report:
     catalogue = load_catalogue()
     collector = Collector()
     texts = _readable_texts(files, catalogue, collector)
-    context = ScanContext(catalogue, collector, manifest=manifest_path(list(texts)))
+    manifest = check_manifest(texts, catalogue, collector)
+    context = ScanContext(
+        catalogue,
+        collector,
+        manifest=manifest.path,
+        declared=declared_names(manifest.name, manifest.description, manifest.urls),
+    )
     for path, text in texts.items():
         scan_file(path, text, context)
     if context.exhausted_in is not None:
         note = "(the scan's matching budget ran out; later rules and files were skipped)"
         collector.add(catalogue.rule("file.not-scanned"), context.exhausted_in, 1, 1, "", note)
-    manifest = check_manifest(texts, catalogue, collector)
     correlate(catalogue, collector)
     check_intent(manifest, catalogue, collector)
     findings = tuple(

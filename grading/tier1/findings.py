@@ -15,6 +15,7 @@ _LOWERED_NOTE = {
     "discussion": "(in text discussing it: documentation)",
     "detection": "(in detection content: a rule or pattern that looks for it)",
     "negation": "(in a clause forbidding it)",
+    "first_party": "(from the skill's own declared host)",
 }
 
 

@@ -30,6 +30,8 @@ class Manifest:
     name: str
     description: str
     allowed_tools: tuple[str, ...]
+    urls: tuple[str, ...] = ()
+    """URLs the front matter declares (homepage, repository…): the skill's own hosts."""
 
 
 def manifest_path(paths: list[str]) -> str | None:
@@ -67,6 +69,7 @@ def check_manifest(texts: dict[str, str], catalogue: Catalogue, collector: Colle
         _text(data.get("name")),
         _text(data.get("description")),
         _tools(data.get("allowed-tools", data.get("allowed_tools"))),
+        tuple(_urls(data)),
     )
     _check_fields(manifest, text, catalogue, collector)
     return manifest
@@ -117,6 +120,19 @@ def _tools(value: object) -> tuple[str, ...]:
     if isinstance(value, list):
         return tuple(str(item) for item in value)
     return (str(value),)
+
+
+def _urls(value: object, depth: int = 0) -> list[str]:
+    """String values of the front matter that are URLs, at any nesting depth up to 4."""
+    if isinstance(value, str):
+        return [value] if value.startswith(("http://", "https://")) else []
+    if depth >= 4:
+        return []
+    if isinstance(value, dict):
+        return [url for item in value.values() for url in _urls(item, depth + 1)]
+    if isinstance(value, list):
+        return [url for item in value for url in _urls(item, depth + 1)]
+    return []
 
 
 def _line_of_key(text: str, key: str) -> int:

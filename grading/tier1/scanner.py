@@ -23,7 +23,8 @@ from grading.tier1.normalise import (
     original_column,
     visible,
 )
-from grading.tier1.spans import FileSpans
+from grading.tier1.provenance import hosts_in, is_first_party
+from grading.tier1.spans import EXAMPLE, FIRST_PARTY, INSTRUCTION, SHIPPED_CODE, FileSpans
 from grading.types import SEVERITY_ORDER
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
@@ -101,6 +102,8 @@ class ScanContext:
     manifest: str | None = None
     """The path of the skill's SKILL.md: its Markdown is instructions, other Markdown is
     documentation."""
+    declared: frozenset[str] = frozenset()
+    """Names and hosts the manifest declares (see ``provenance``)."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
@@ -183,12 +186,23 @@ def _run_rule(
                 snippet = visible(_window(file.original_line(line), column))
                 note = ""
                 label = file.spans.label(match.start(), view.kind)
+                if rule.first_party and label in _HOST_CHECKED and _first_party(line_text, context):
+                    label = FIRST_PARTY
             if rule.category == "hardcoded_secrets":
                 snippet = snippet.replace(match.group(), _redact(match.group()))
             collector.add(rule, file.path, line, column, snippet, note, span=label)
             if collector.saturated(rule, file.path):
                 return True
     return True
+
+
+_HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
+
+
+def _first_party(line: str, context: ScanContext) -> bool:
+    """True when every URL on the line points at a host the skill declares as its own."""
+    hosts = hosts_in(line)
+    return bool(hosts) and all(is_first_party(host, context.declared) for host in hosts)
 
 
 def _matches(

@@ -12,7 +12,9 @@ policy (``adjust``) can weigh a hit by where it is:
   about what attackers do, a phrase quoted in a table;
 * ``detection`` — content that contains what it detects: YARA, Semgrep or Sigma rules, regular
   expressions, signature lists;
-* ``negation`` — a clause forbidding what it names ("never pipe curl into sh").
+* ``negation`` — a clause forbidding what it names ("never pipe curl into sh");
+* ``first_party`` — for rules about hosts, a hit whose URLs all point at the skill's own declared
+  host (``provenance``): an installer from the tool's homepage rather than a dropper.
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -42,7 +44,8 @@ EXAMPLE = "example"
 DISCUSSION = "discussion"
 DETECTION = "detection"
 NEGATION = "negation"
-LABELS = (INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION)
+FIRST_PARTY = "first_party"
+LABELS = (INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY)
 
 _OVERLAY_ORDER = (DETECTION, DISCUSSION, NEGATION)
 """When cues overlap, the label that lowers a hit most wins only if it is the more specific:
