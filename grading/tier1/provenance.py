@@ -45,6 +45,13 @@ _GENERIC_LABELS = frozenset(
     }
 )  # fmt: skip
 _SECOND_LEVEL_SUFFIXES = frozenset({"co", "com", "org", "net", "ac", "gov", "edu"})
+_SHARED_HOSTING = (
+    "github.io", "gitlab.io", "vercel.app", "netlify.app", "pages.dev", "workers.dev",
+    "herokuapp.com", "fly.dev", "onrender.com", "railway.app", "deno.dev", "web.app",
+    "firebaseapp.com", "appspot.com", "azurewebsites.net", "cloudfront.net", "surge.sh",
+    "readthedocs.io", "glitch.me", "replit.app", "streamlit.app", "hf.space",
+)  # fmt: skip
+"""Domains under which anyone gets a name: there the owner's name is the label below them."""
 _HOMOGLYPH_DIGITS = str.maketrans({"0": "o", "1": "l", "3": "e", "5": "s", "7": "t", "4": "a"})
 
 
@@ -62,7 +69,12 @@ def declared_names(name: str, description: str, urls: Iterable[str] = ()) -> fro
 def host_names(host: str) -> list[str]:
     """The registrable name of a host, which only its owner chooses: ``run.linkerd.io`` →
     ``["linkerd"]``, ``pkg.example.co.uk`` → ``["example"]`` (subdomains are anyone's)."""
-    labels = host.lower().rstrip(".").split(".")
+    host = host.lower().rstrip(".")
+    for shared in _SHARED_HOSTING:
+        if host.endswith("." + shared):
+            host = host[: -len(shared) - 1] + ".shared"
+            break
+    labels = host.split(".")
     if len(labels) >= 3 and labels[-2] in _SECOND_LEVEL_SUFFIXES:
         labels = labels[:-2]
     elif len(labels) >= 2:

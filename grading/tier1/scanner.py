@@ -15,6 +15,7 @@ from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.files import View, file_kinds, is_markdown, views_of
 from grading.tier1.findings import Collector
+from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
 from grading.tier1.normalise import (
     Normalised,
@@ -124,6 +125,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     views = file.views = views_of(path, file.normalised.text)
     kinds = {view.kind for view in views}
     _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
+    _follow_flows(file, context)
     if not text.isascii():
         _match_original(file, kinds, context)
         for run in file.normalised.hidden:
@@ -230,6 +232,32 @@ def _within(
         else:
             j += 1
     return result
+
+
+_FLOW_RULES = {
+    "download-execute": "flow.download-then-execute",
+    "secret-send": "flow.secret-to-network",
+    "capture-send": "flow.capture-to-network",
+}
+
+
+def _follow_flows(file: _File, context: ScanContext) -> None:
+    """Source → sink flows (see ``flows``) in every script view of the file."""
+    done: set[int] = set()
+    for view in file.views:
+        if view.kind not in ("shell", "python", "javascript") or id(view.text) in done:
+            continue
+        done.add(id(view.text))
+        if not context.spend(file.path, len(view.text)):
+            return
+        for flow in flows(view.text, view.kind):
+            rule = context.catalogue.rule(_FLOW_RULES[flow.kind])
+            line, column = file.locate(flow.offset)
+            snippet = visible(_window(file.original_line(line), column))
+            label = file.spans.label(flow.offset, view.kind)
+            context.collector.add(
+                rule, file.path, line, column, snippet, f"({flow.detail})", span=label
+            )
 
 
 def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:

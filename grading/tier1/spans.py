@@ -57,7 +57,7 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _TABLE_ROW = re.compile(r"^[ \t]{0,3}\|[^\n]{1,2000}$", re.MULTILINE)
 _TABLE_QUOTE = re.compile(r"[\"“«`]([^\"”»`\n|]|\\\|){1,300}[\"”»`]")
 _EXAMPLE_QUOTE = re.compile(
-    r"(?i)\b(?:e\.g\.|for\s+example|such\s+as|phrases?\s+like|like|says?|reads?)\s*,?\s*[\"“']"
+    r"(?i)\b(?:e\.g\.|for\s+example|such\s+as|phrases?\s+like|like|says?|reads?)\s*[,:]?\s*[\"“']"
 )
 
 
