@@ -15,10 +15,12 @@ Fields of a pattern rule besides the documentation: ``kinds`` (which views it re
 substring``), ``window`` (how far before/after a keyword a match may reach), ``patterns``,
 ``exclude`` (line-level exceptions), ``markdown: false`` (read shipped code files only, not
 code examples fenced in Markdown documentation), ``capabilities`` (fed to correlation),
-``privilege`` (makes the skill high-privilege), ``first_party: true`` (a hit whose URLs are
-the skill's own declared host is labelled ``first_party``, see ``provenance``), ``spans:
-fixed`` (the hit weighs the same in any kind of text, see ``spans``) and, for raw-character
-rules (``target: original``), a ``trigger`` character class.
+``privilege`` (makes the skill high-privilege), ``paths`` (the rule reads only files whose
+path matches one of these expressions, and needs no keywords), ``first_party: true`` (a hit
+whose URLs are the skill's own declared host is labelled ``first_party``, see
+``provenance``), ``spans: fixed`` (the hit weighs the same in any kind of text, see
+``spans``) and, for raw-character rules (``target: original``), a ``trigger`` character
+class.
 
 Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
 possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
@@ -89,6 +91,8 @@ class Rule:
     privilege: str | None
     spans_fixed: bool
     first_party: bool
+    paths: re.Pattern[str] | None
+    """Path rules read only the files whose path matches (and need no keywords)."""
     positives: tuple[dict[str, str | bytes], ...]
     negatives: tuple[dict[str, str | bytes], ...]
 
@@ -200,8 +204,8 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         raise CatalogueError(f"{where}: a raw-character rule needs a trigger character class")
     if not engine and not patterns:
         raise CatalogueError(f"{where}: a pattern rule needs patterns")
-    if not engine and not keywords and not non_ascii_only:
-        raise CatalogueError(f"{where}: a pattern rule needs keywords for the pre-filter")
+    if not engine and not keywords and not non_ascii_only and not raw.get("paths"):
+        raise CatalogueError(f"{where}: a pattern rule needs keywords or paths for the pre-filter")
     substring_keywords = raw.get("keyword_match", "token") == "substring"
     key_of = tuple(key_token(k) for k in keywords)
     keys = frozenset(key_of)
@@ -241,9 +245,21 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         privilege=raw.get("privilege"),
         spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
         first_party=bool(raw.get("first_party", False)),
+        paths=_paths(raw.get("paths"), where),
         positives=positives,
         negatives=negatives,
     )
+
+
+def _paths(raw: Any, where: str) -> re.Pattern[str] | None:
+    """``paths``: regular expressions over the file path (case-insensitive), any may match."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, str) for p in raw):
+        raise CatalogueError(f"{where}: paths must be a list of regular expressions")
+    for source in raw:
+        _compile(source, where)
+    return re.compile("|".join(f"(?:{p})" for p in raw), re.IGNORECASE)
 
 
 def _spans_fixed(raw: Any, where: str) -> bool:

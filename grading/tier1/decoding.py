@@ -3,7 +3,9 @@
 Encoding is the cheapest way to hide a payload from a pattern matcher, so the engine rescans
 whatever decodes to readable text. Everything is bounded: the number of blobs per skill, the size
 of one decoded blob, the total decoded volume and the nesting depth — a zip bomb or a megabyte of
-base64 costs the scanner a fixed amount of work, not a proportional one.
+base64 costs the scanner a fixed amount of work, not a proportional one. Bounds are not a hiding
+place: text encoded twice is reported (``obfuscation.nested-encoding``), and so is text still
+encoded once MAX_DEPTH layers are peeled (``obfuscation.decoding-limit``).
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ class Blob:
 class Budget:
     """Decoding allowance for one skill, shared by all of its files and nesting levels."""
 
-    def __init__(self) -> None:
-        self.blobs = MAX_BLOBS_PER_SKILL
-        self.attempts = 4 * MAX_BLOBS_PER_SKILL
+    def __init__(self, blobs: int = MAX_BLOBS_PER_SKILL) -> None:
+        self.blobs = blobs
+        self.attempts = 4 * blobs
         self.chars = MAX_TOTAL_DECODED_CHARS
 
     def spend(self, decoded: str) -> bool:
@@ -75,6 +77,12 @@ def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
         decoded = _decode(encoding, raw[:MAX_BLOB_CHARS])
         if decoded is not None and budget.spend(decoded):
             yield Blob(start, encoding, decoded)
+
+
+def decodes_further(text: str) -> bool:
+    """True when ``text`` holds yet another blob that decodes to text (checked outside the
+    skill's budget, one blob at most): reaching MAX_DEPTH with more to decode is a finding."""
+    return next(find_blobs(text, Budget(blobs=1)), None) is not None
 
 
 def _decode(encoding: str, raw: str) -> str | None:

@@ -24,7 +24,7 @@ from grading.tier1.normalise import (
     original_column,
     visible,
 )
-from grading.tier1.provenance import hosts_in, is_first_party
+from grading.tier1.provenance import URL_HOST, hosts_in, is_first_party, lookalike_of
 from grading.tier1.spans import EXAMPLE, FIRST_PARTY, INSTRUCTION, SHIPPED_CODE, FileSpans
 from grading.types import SEVERITY_ORDER
 
@@ -126,6 +126,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     kinds = {view.kind for view in views}
     _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
     _follow_flows(file, context)
+    _check_hosts(file, context)
     if not text.isascii():
         _match_original(file, kinds, context)
         for run in file.normalised.hidden:
@@ -153,7 +154,12 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     for rule in context.catalogue.rules_for(frozenset(view.kind for view in views)):
         if markdown and not rule.in_markdown:
             continue
-        file_windows = index.windows(rule)
+        if rule.paths is not None:
+            if not rule.paths.search(file.path):
+                continue
+            file_windows = [(0, len(index.text))] if not rule.keywords else index.windows(rule)
+        else:
+            file_windows = index.windows(rule)
         if not file_windows:
             continue
         done: set[int] = set()
@@ -260,6 +266,23 @@ def _follow_flows(file: _File, context: ScanContext) -> None:
             )
 
 
+def _check_hosts(file: _File, context: ScanContext) -> None:
+    """Look-alike domains among the URLs of the file (see ``provenance.lookalike_of``)."""
+    text = file.normalised.text
+    if "://" not in text:
+        return
+    rule = context.catalogue.rule("supply-chain.lookalike-domain")
+    for match in URL_HOST.finditer(text):
+        imitated = lookalike_of(match.group(1))
+        if imitated is None:
+            continue
+        line, column = file.locate(match.start())
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(match.start(), "prose")
+        note = f"(imitates {imitated})"
+        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
 def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
     """Rules about the raw characters themselves (invisible Unicode, bidi controls, homoglyphs),
     run only around the characters they are about."""
@@ -312,8 +335,17 @@ def _rescan_blobs(
                 f"[{origin}] {blob.decoded[:160]}",
                 span=file.spans.hidden(),
             )
+        label = file.spans.hidden()
+        if depth >= 2:
+            rule = context.catalogue.rule("obfuscation.nested-encoding")
+            note = f"(encoded {depth} times)"
+            context.collector.add(rule, file.path, *where, blob.decoded[:160], note, span=label)
         if depth < decoding.MAX_DEPTH:
             _rescan_blobs(file, blob.decoded, where, depth + 1, context)
+        elif decoding.decodes_further(blob.decoded):
+            rule = context.catalogue.rule("obfuscation.decoding-limit")
+            note = f"(still encoded after {depth} layers)"
+            context.collector.add(rule, file.path, *where, blob.decoded[:160], note, span=label)
 
 
 def _line_start(text: str, offset: int, reach: int = 400) -> int:
