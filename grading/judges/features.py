@@ -1,9 +1,11 @@
 """The features the heuristic judge weighs: what Tier 1 found, summarised per threat category.
 
-Features are deliberately coarse — one per threat category, plus corroboration across groups
-of categories — so that weights fitted on one corpus carry over to skills written by other
-people: a weight per *rule* would learn which rules one benchmark happens to trip, a weight per
-*category* learns how much, say, evidence of exfiltration is worth.
+Features are deliberately coarse — one per threat category, one per severity level, plus
+corroboration across groups of categories — so that weights fitted on one corpus carry over to
+skills written by other people: a weight per *rule* would learn which rules one benchmark
+happens to trip, a weight per *category* learns how much, say, evidence of exfiltration is
+worth, and a weight per *severity* carries the rule authors' judgement across categories that a
+corpus happens to hold few examples of.
 
 For each rule only its strongest finding counts (repeats of one rule add nothing); a finding's
 strength is its severity times its certainty, both in [0, 1]; the findings of one category are
@@ -30,8 +32,9 @@ CORROBORATING_STRENGTH = 0.3
 groups of criteria that corroborate each other."""
 
 CATEGORY_FEATURES = tuple(f"category:{name}" for name in sorted(THREAT_CATEGORIES))
+SEVERITY_FEATURES = ("severity:critical", "severity:high", "severity:medium")
 CORROBORATION_FEATURES = ("corroboration:2-groups", "corroboration:3-groups")
-FEATURES: tuple[str, ...] = CATEGORY_FEATURES + CORROBORATION_FEATURES
+FEATURES: tuple[str, ...] = CATEGORY_FEATURES + SEVERITY_FEATURES + CORROBORATION_FEATURES
 
 
 def strength(finding: Finding) -> float:
@@ -67,6 +70,12 @@ def extract(findings: Iterable[Finding]) -> FeatureVector:
         name = f"category:{category}"
         values[name] = round(1.0 - absent, 6)
         evidence[name] = tuple(sorted(group, key=strength, reverse=True))
+    for severity in ("critical", "high", "medium"):
+        group = [f for f in strongest.values() if f.severity == severity]
+        if group:
+            name = f"severity:{severity}"
+            values[name] = max(CERTAINTY[f.confidence] for f in group)
+            evidence[name] = tuple(sorted(group, key=strength, reverse=True))
     corroborating = sorted(
         {
             criterion

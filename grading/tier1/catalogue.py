@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from grading.taxonomy import CATEGORIES
+from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
 from grading.tier1.index import key_token, key_tokens
 from grading.tier1.limits import MAX_FILE_CHARS
@@ -193,6 +193,8 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         raise CatalogueError(f"{where}: unknown category {raw['category']!r}")
     if raw["severity"] not in SEVERITY_ORDER or raw["confidence"] not in CONFIDENCE_ORDER:
         raise CatalogueError(f"{where}: bad severity or confidence")
+    if raw.get("privilege") is not None and raw["privilege"] not in PRIVILEGES:
+        raise CatalogueError(f"{where}: unknown privilege {raw['privilege']!r}")
     engine = bool(raw.get("engine", False))
     kinds = expand_kinds(raw.get("kinds", ["any"]))
     patterns = tuple(_compile(p, where) for p in raw.get("patterns", []))

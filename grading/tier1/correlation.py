@@ -24,7 +24,9 @@ _NETWORK_WORDS = re.compile(
     r"|search|service|services|endpoint|webhook|integrat\w*|browser|request|network|connect\w*"
     r"|stream\w*|scrap\w*|crawl\w*|install\w*|registry|oauth|token|account|chat|message\w*|feed"
     r"|weather|stock|price|news|translate|sms|telegram|discord|twitter|reddit|youtube|video"
-    r"|cdn|host\w*|mcp|saas|platform|backup|vault|monitor\w*|notif\w*|telemetry|analytics)\b",
+    r"|cdn|host\w*|mcp|saas|platform|backup|vault|monitor\w*|notif\w*|telemetry|analytics"
+    r"|search\w*|databases?|pubmed|arxiv|biorxiv|crossref|doi|citations?|openrouter|openai"
+    r"|anthropic|gemini|llm|remote|online|lookup|fetch\w*|retriev\w*)\b",
     re.IGNORECASE,
 )
 
@@ -33,7 +35,8 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
     "host_persistence": re.compile(
         r"\b(?:cron\w*|schedul\w*|start-?up|boot|services?|daemons?|systemd|launchd|autostart"
         r"|login|shells?|bashrc|zshrc|profile|dotfiles?|tmux|hooks?|persist\w*|heartbeats?"
-        r"|recurring|periodic|monitor\w*|background|memory|sessions?)\b",
+        r"|recurring|periodic|monitor\w*|background|memory|sessions?|nightly|daily|hourly"
+        r"|weekly|every\s+(?:night|day|hour|week|morning)|jobs?|timers?|routine)\b",
         re.IGNORECASE,
     ),
     "agent_config": re.compile(
@@ -44,6 +47,11 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
     "credential_stores": re.compile(
         r"\b(?:credential\w*|passwords?|keychain|keyring|secrets?|ssh|keys?|auth\w*|log-?in"
         r"|vault|browsers?|cookies?|tokens?|profiles?|identity|iam|aws|gcp|azure|cloud)\b",
+        re.IGNORECASE,
+    ),
+    "tool_hooks": re.compile(
+        r"\b(?:git|hooks?|direnv|envrc|editor|vs\s?code|vscode|tasks?|npm|yarn|devcontainer"
+        r"|mcp|settings|claude\s+code|cursor)\b",
         re.IGNORECASE,
     ),
     "elevated_execution": re.compile(
@@ -79,7 +87,7 @@ def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector)
     pages of a bundled web UI talking to its own local server."""
     if manifest.path is None:
         return
-    declared = f"{manifest.name.replace('-', ' ')} {manifest.description}"
+    declared = f"{manifest.name.replace('-', ' ')} {manifest.description} {manifest.other_text}"
     _check_privileges(declared, manifest, catalogue, collector)
     network_use = collector.capabilities(catalogue.by_id).get("network", [])
     shipped = [f for f in network_use if _is_script(f.file)]

@@ -32,6 +32,7 @@ from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names
 from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
+from grading.taxonomy import PRIVILEGES
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
 
 ENGINE_VERSION = "tier1-rules/1.1"
@@ -66,7 +67,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     return Tier1Report(
         verdict="FAIL" if any(is_blocking(f) for f in findings) else "PASS",
         findings=findings,
-        high_privilege=bool(privileges),
+        high_privilege=any(PRIVILEGES.get(p, True) for p in privileges),
         privileges=privileges,
         engine_version=ENGINE_VERSION,
         duration_ms=round((time.perf_counter() - started) * 1000, 3),

@@ -32,6 +32,8 @@ class Manifest:
     allowed_tools: tuple[str, ...]
     urls: tuple[str, ...] = ()
     """URLs the front matter declares (homepage, repository…): the skill's own hosts."""
+    other_text: str = ""
+    """The rest of the front matter's text (compatibility, metadata…): also declared."""
 
 
 def manifest_path(paths: list[str]) -> str | None:
@@ -70,6 +72,9 @@ def check_manifest(texts: dict[str, str], catalogue: Catalogue, collector: Colle
         _text(data.get("description")),
         _tools(data.get("allowed-tools", data.get("allowed_tools"))),
         tuple(_urls(data)),
+        " ".join(
+            _text(value)[:500] for key, value in data.items() if key not in ("name", "description")
+        )[:2000],
     )
     _check_fields(manifest, text, catalogue, collector)
     return manifest
