@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 
+from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
 from grading.tier1.findings import Collector, is_blocking
@@ -32,7 +33,6 @@ from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names
 from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
-from grading.taxonomy import PRIVILEGES
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
 
 ENGINE_VERSION = "tier1-rules/1.1"
