@@ -87,7 +87,7 @@ def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector)
     pages of a bundled web UI talking to its own local server."""
     if manifest.path is None:
         return
-    declared = f"{manifest.name.replace('-', ' ')} {manifest.description} {manifest.other_text}"
+    declared = manifest.declared_text
     _check_privileges(declared, manifest, catalogue, collector)
     network_use = collector.capabilities(catalogue.by_id).get("network", [])
     shipped = [f for f in network_use if _is_script(f.file)]

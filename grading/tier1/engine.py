@@ -30,7 +30,7 @@ from grading.tier1.correlation import check_intent, correlate
 from grading.tier1.findings import Collector, is_blocking
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
-from grading.tier1.provenance import declared_names
+from grading.tier1.provenance import declared_names, declared_privileges
 from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
@@ -57,6 +57,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         collector.add(catalogue.rule("file.not-scanned"), context.exhausted_in, 1, 1, "", note)
     correlate(catalogue, collector)
     check_intent(manifest, catalogue, collector)
+    collector.declare(catalogue.by_id, declared_privileges(manifest.declared_text))
     findings = tuple(
         sorted(
             collector.findings,

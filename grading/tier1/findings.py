@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from grading.tier1.catalogue import Rule
 from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding
@@ -16,7 +18,11 @@ _LOWERED_NOTE = {
     "detection": "(in detection content: a rule or pattern that looks for it)",
     "negation": "(in a clause forbidding it)",
     "first_party": "(from the skill's own declared host)",
+    "declared": "(declared by the skill's description: a privilege to review, not deceit)",
 }
+
+
+_DECLARABLE = frozenset({"instruction", "shipped_code", "first_party"})
 
 
 def strength(finding: Finding) -> tuple[int, int]:
@@ -92,6 +98,22 @@ class Collector:
         self._at_line[(finding.rule_id, finding.file, finding.line)] = index
         self.findings[index] = finding
         return finding
+
+    def declare(self, rule_of: dict[str, Rule], privileges: frozenset[str]) -> None:
+        """Relabel ``declared`` the findings whose rule grants one of ``privileges`` (see
+        ``provenance.declared_privileges``), re-weighed by the span policy."""
+        for index, finding in enumerate(self.findings):
+            rule = rule_of[finding.rule_id]
+            if rule.privilege not in privileges or finding.span not in _DECLARABLE:
+                continue
+            adjustment = adjust(rule.spans_fixed, "declared")
+            self.findings[index] = replace(
+                finding,
+                severity=adjustment.severity(finding.severity),  # type: ignore[arg-type]
+                confidence=adjustment.confidence(finding.confidence),  # type: ignore[arg-type]
+                message=f"{finding.message} {_LOWERED_NOTE['declared']}",
+                span="declared",
+            )
 
     def saturated(self, rule: Rule, file: str) -> bool:
         """True once ``file`` holds as many hits of ``rule`` as it may, all at the rule's full

@@ -35,6 +35,11 @@ class Manifest:
     other_text: str = ""
     """The rest of the front matter's text (compatibility, metadata…): also declared."""
 
+    @property
+    def declared_text(self) -> str:
+        """Everything the manifest says about the skill, for checks of behaviour against it."""
+        return f"{self.name.replace('-', ' ')} {self.description} {self.other_text}"
+
 
 def manifest_path(paths: list[str]) -> str | None:
     """The top-most SKILL.md, else the top-most Markdown file (single-file research samples)."""

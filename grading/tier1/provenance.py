@@ -10,6 +10,10 @@ URL its front matter declares. Rules that read hosts (``first_party: true``) lab
 
 Look-alikes are the opposite case: ``githuh.com`` or ``0penai.com`` imitate a well-known domain
 so a reader trusts them; see ``lookalike_of``.
+
+Declared privileges are the same idea for behaviour: a privileged action the manifest names
+(``data/declarations.yaml``) is labelled ``declared`` — still high privilege, no longer deceit;
+see ``declared_privileges``.
 """
 
 from __future__ import annotations
@@ -19,9 +23,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+import yaml
+
 from grading.tier1.names import is_typo_of
 
 _DOMAINS_FILE = Path(__file__).with_name("data") / "well_known_domains.txt"
+_DECLARATIONS_FILE = Path(__file__).with_name("data") / "declarations.yaml"
 _GENERIC_WORDS = frozenset(
     {
         "setup", "install", "installer", "tool", "tools", "helper", "helpers", "project", "quick",
@@ -125,3 +132,14 @@ def lookalike_of(host: str) -> str | None:
             if folded == brand[0] or (len(brand[0]) >= 5 and is_typo_of(label, brand[0])):
                 return domain
     return None
+
+
+@lru_cache(maxsize=1)
+def _declarations() -> dict[str, re.Pattern[str]]:
+    data = yaml.safe_load(_DECLARATIONS_FILE.read_text(encoding="utf-8"))
+    return {name: re.compile(source, re.IGNORECASE | re.VERBOSE) for name, source in data.items()}
+
+
+def declared_privileges(declared_text: str) -> frozenset[str]:
+    """The privileges a manifest's text openly declares (see ``data/declarations.yaml``)."""
+    return frozenset(name for name, words in _declarations().items() if words.search(declared_text))

@@ -14,7 +14,9 @@ policy (``adjust``) can weigh a hit by where it is:
   expressions, signature lists;
 * ``negation`` — a clause forbidding what it names ("never pipe curl into sh");
 * ``first_party`` — for rules about hosts, a hit whose URLs all point at the skill's own declared
-  host (``provenance``): an installer from the tool's homepage rather than a dropper.
+  host (``provenance``): an installer from the tool's homepage rather than a dropper;
+* ``declared`` — a privileged action the manifest openly names (``provenance``), relabelled
+  after the scan: still a privilege for a reviewer, no longer evidence of deceit.
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -45,7 +47,10 @@ DISCUSSION = "discussion"
 DETECTION = "detection"
 NEGATION = "negation"
 FIRST_PARTY = "first_party"
-LABELS = (INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY)
+DECLARED = "declared"
+LABELS = (
+    INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED
+)  # fmt: skip
 
 _OVERLAY_ORDER = (DETECTION, DISCUSSION, NEGATION)
 """When cues overlap, the label that lowers a hit most wins only if it is the more specific:
@@ -93,6 +98,8 @@ class Cues:
     detection_files: re.Pattern[str]
     detection_fences: re.Pattern[str]
     detection_blocks: re.Pattern[str]
+    detection_headings: re.Pattern[str]
+    detection_lines: re.Pattern[str]
     detection_code: re.Pattern[str]
 
 
@@ -115,6 +122,8 @@ def cues() -> Cues:
         detection_files=re.compile(data["detection_files"], verbose),
         detection_fences=re.compile(data["detection_fences"], re.IGNORECASE),
         detection_blocks=re.compile(data["detection_blocks"], re.MULTILINE | re.VERBOSE),
+        detection_headings=re.compile(data["detection_headings"], verbose),
+        detection_lines=re.compile(data["detection_lines"]),
         detection_code=re.compile(data["detection_code"], re.VERBOSE),
     )
 
@@ -180,11 +189,19 @@ class FileSpans:
         for start, end in code:
             for match in set_cues.detection_code.finditer(text, start, end):
                 detection.append((match.start(), _literal_end(text, match.end())))
+        detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
         if role != "shipped":
             detection.extend(
                 (fence.start, fence.end)
                 for fence in fenced_blocks(text)
                 if set_cues.detection_fences.match(fence.language)
+            )
+            sections = _sections(text, set_cues.detection_headings)
+            detection.extend(
+                (max(start, low), min(end, high))
+                for low, high in sections
+                for start, end in code
+                if start < high and low < end
             )
         self._overlays = {
             DETECTION: _Intervals(detection),
@@ -239,18 +256,7 @@ def _discussion_spans(
 ) -> list[tuple[int, int]]:
     """Sections under an attack-discussing heading (code included), prose lines with a
     discussion cue, and phrases quoted as examples or in table cells."""
-    spans: list[tuple[int, int]] = []
-    headings = list(_HEADING.finditer(text))
-    for index, heading in enumerate(headings):
-        if len(heading.group(1)) < 2 or not set_cues.discussion_headings.search(heading.group(2)):
-            continue
-        level = len(heading.group(1))
-        end = len(text)
-        for later in headings[index + 1 :]:
-            if len(later.group(1)) <= level:
-                end = later.start()
-                break
-        spans.append((heading.start(), end))
+    spans = _sections(text, set_cues.discussion_headings)
     for region_start, region_end in prose:
         for match in set_cues.discussion_lines.finditer(text, region_start, region_end):
             spans.append(_sentence_around(text, match.start(), match.end()))
@@ -261,6 +267,24 @@ def _discussion_spans(
             if end > 0 and "\n" not in text[match.end() : end]:
                 spans.append((match.end(), end))
         spans.extend(_table_spans(text, region_start, region_end, set_cues))
+    return spans
+
+
+def _sections(text: str, cue: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Sections under a level-2-or-lower heading matching ``cue``, up to the next heading of the
+    same or a higher level (a document's title is its subject, not a section)."""
+    spans: list[tuple[int, int]] = []
+    headings = list(_HEADING.finditer(text))
+    for index, heading in enumerate(headings):
+        if len(heading.group(1)) < 2 or not cue.search(heading.group(2)):
+            continue
+        level = len(heading.group(1))
+        end = len(text)
+        for later in headings[index + 1 :]:
+            if len(later.group(1)) <= level:
+                end = later.start()
+                break
+        spans.append((heading.start(), end))
     return spans
 
 
