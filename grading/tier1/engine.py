@@ -49,6 +49,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         collector,
         manifest=manifest.path,
         declared=declared_names(manifest.name, manifest.description, manifest.urls),
+        shipped=frozenset(path.rsplit("/", 1)[-1] for path in files),
     )
     for path, text in texts.items():
         scan_file(path, text, context)

@@ -24,10 +24,11 @@ from functools import lru_cache
 
 DOWNLOAD = "download"
 SECRET = "secret"
+ENV_SECRET = "env-secret"
 CAPTURE = "capture"
 
 _SENSITIVE_PATH = (
-    r"(?:\.ssh/|id_rsa|id_ed25519|id_ecdsa|\.aws/|\.azure/|\.kube/config|\.config/gcloud"
+    r"(?:\.ssh\b|id_rsa|id_ed25519|id_ecdsa|\.aws\b|\.azure/|\.kube/config|\.config/gcloud"
     r"|\.netrc|\.npmrc|\.pypirc|\.git-credentials|\.docker/config\.json|\.env\b|/etc/shadow"
     r"|Login Data|Cookies|key4\.db|logins\.json|wallet\.dat|\.bash_history|\.zsh_history"
     r"|Keychains?/|credentials\.json|token\.json|\.clawdbot|\.openclaw|\.claude/)"
@@ -39,7 +40,7 @@ _SH_ASSIGN = re.compile(
 )
 _SH_DOWNLOAD_CMD = re.compile(r"\b(?:curl|wget|iwr|invoke-webrequest|invoke-restmethod)\b", re.I)
 _SH_SECRET_CMD = re.compile(
-    r"\b(?:cat|head|tail|base64|xxd|tar|zip|gzip|openssl)\b[^\n|;]{0,200}"
+    r"\b(?:cat|head|tail|base64|xxd|tar|zip|gzip|openssl|cp|rsync|scp)\b[^\n|;]{0,200}"
     + _SENSITIVE_PATH
     + r"|\$\(\s*(?:env|printenv|set)\s*\)|`\s*(?:env|printenv)\s*`"
     + r"|\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)\b",
@@ -74,6 +75,16 @@ _SH_SEND_VALUE = (
     r"\b(?:curl|wget|nc|ncat|invoke-webrequest|invoke-restmethod)\b[^\n]{0,300}?\$\{?NAME\b"
     r"|\$\{?NAME\}?[^\n]{0,40}\|\s*(?:nc|ncat|curl)\b"
 )
+_EXCLUDED = re.compile(r"--exclude(?:-from)?[=\s]+\S+", re.IGNORECASE)
+"""Paths a command leaves out (``tar --exclude='.env'``) are not read."""
+_SH_UPLOAD = re.compile(
+    r"\bcurl\b[^\n]{0,300}?(?:-F\s*[\"']?[\w\[\].-]{1,40}=@|--form\s*[\"']?[\w\[\].-]{1,40}=@"
+    r"|--data(?:-binary)?\s*[\"']?@|-d\s*[\"']?@|-T\s|--upload-file\s)|\bwget\b[^\n]{0,300}--post-file"
+    r"|\b(?:scp|rsync)\b[^\n]{0,200}\s[\w.-]{1,60}@[\w.-]{1,200}:",
+    re.IGNORECASE,
+)
+"""A command uploading a local file: after a secret store was read or copied, the upload is the
+flow even when the file's name cannot be followed (archives named by date, temp folders)."""
 _SH_SEND_FILE = (
     r"\bcurl\b[^\n]{0,300}?(?:-F\s*[\"']?[\w\[\].-]{1,40}=@|--data(?:-binary)?\s*[\"']?@"
     r"|-d\s*[\"']?@|-T\s+|--upload-file\s+)[\"']?[^\s\"']{0,120}NAME\b"
@@ -94,6 +105,18 @@ _PY_SECRET = re.compile(
     + r"|\bcheck_output\s*\(\s*\[?\s*[\"'](?:env|printenv)[\"']"
     + r"|\bkeyring\.get_password\s*\(",
 )
+_ENV_SECRET = re.compile(
+    r"(?:\bos\.(?:getenv|environ\.get)\s*\(\s*|\bos\.environ\s*\[\s*|\bprocess\.env\.|\bprocess\.env\[\s*)"
+    r"[\"']?[A-Z0-9_]{0,40}(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)\b"
+)
+"""One secret-looking environment variable: used as its service's authentication it is fine;
+put into a request *body* it is sent as data."""
+_AUTH_ARGUMENTS = re.compile(
+    r"\b(?:headers|auth)\s*[=:]\s*(?:\{[^{}\n]{0,400}\}|\([^()\n]{0,200}\)|[\w.]{1,60})"
+    r"|[\"'](?:Authorization|X-Api-Key|api-key|x-goog-api-key)[\"']\s*:\s*[^,}\n]{1,200}",
+    re.IGNORECASE,
+)
+"""Where a credential belongs in a request: stripped before a sink is matched."""
 _PY_CAPTURE = re.compile(
     r"\b(?:pyperclip\.paste|clipboard\.paste|ImageGrab\.grab|pyautogui\.screenshot|mss\(\)|screenshot\s*\("
     r"|CLLocationManager|navigator\.geolocation|navigator\.clipboard\.readText"
@@ -117,6 +140,7 @@ _PY_SEND_KEYWORDS = re.compile(
 )
 
 MAX_TAINTED = 64
+MAX_CONTINUATIONS = 50
 MAX_LINES = 20_000
 
 
@@ -124,7 +148,7 @@ MAX_LINES = 20_000
 class Flow:
     """A value from ``source`` (kind and line offset) reaching a sink at ``offset``."""
 
-    kind: str  # "download-execute", "secret-send", "capture-send"
+    kind: str  # "download-execute", "secret-send", "env-secret-send", "capture-send"
     offset: int
     source_line: int
     detail: str
@@ -139,14 +163,25 @@ def flows(text: str, language: str) -> Iterator[Flow]:
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:
-    """(line number, offset, line) for non-blank lines, bounded."""
+    """(line number, offset, line) for non-blank lines, bounded; a line continued with a
+    trailing backslash is joined to the next ones (a multi-line shell command is one line)."""
     offset = 0
+    parts: list[str] = []
+    first_number = first_offset = 0
     for number, line in enumerate(text.split("\n"), start=1):
         if number > MAX_LINES:
             return
-        if line.strip():
-            yield number, offset, line
+        if not parts:
+            first_number, first_offset = number, offset
         offset += len(line) + 1
+        if line.rstrip().endswith("\\") and len(parts) < MAX_CONTINUATIONS:
+            parts.append(line.rstrip()[:-1])
+            continue
+        parts.append(line)
+        joined = " ".join(parts)
+        parts = []
+        if joined.strip():
+            yield first_number, first_offset, joined
 
 
 def _shell_flows(text: str) -> Iterator[Flow]:
@@ -168,9 +203,15 @@ def _shell_flows(text: str) -> Iterator[Flow]:
         return
     tainted: dict[str, tuple[str, int]] = {}  # variable or file name → (kind, line)
     files: dict[str, tuple[str, int]] = {}
+    secret_read = 0  # line of the first read or copy of a secret store
     for number, offset, line in _lines(text):
         if line.lstrip().startswith("#"):
             continue
+        if secret_read and secret_read != number and _SH_UPLOAD.search(line):
+            yield Flow("secret-send", offset, secret_read, _detail("a file", SECRET, secret_read))
+            secret_read = 0
+        if not secret_read and _SH_SECRET_CMD.search(_EXCLUDED.sub("", line)):
+            secret_read = number
         for table, is_file in ((tainted, False), (files, True)):
             for name, (kind, source) in list(table.items()):
                 if name not in line or source == number:
@@ -188,7 +229,7 @@ def _shell_flows(text: str) -> Iterator[Flow]:
         assignment = _SH_ASSIGN.match(line)
         if assignment:
             name, value = assignment.groups()
-            kind = _shell_source(value, tainted)
+            kind = _shell_source(_EXCLUDED.sub("", value), tainted)
             if kind:
                 _remember(tainted, name, kind, number)
         redirect = re.search(r"(?:>|\btee\s+(?:-a\s+)?)\s*[\"']?([^\s\"';|&]{1,200})\s*$", line)
@@ -229,6 +270,9 @@ def _code_flows(text: str) -> Iterator[Flow]:
             if kind == DOWNLOAD:
                 if _sink(_PY_EXEC, name).search(line):
                     yield Flow("download-execute", offset, source, _detail(name, kind, source))
+            elif kind == ENV_SECRET:
+                if _sink(_PY_SEND, name).search(_AUTH_ARGUMENTS.sub("", line)):
+                    yield Flow("env-secret-send", offset, source, _detail(name, kind, source))
             elif _sink(_PY_SEND, name).search(line):
                 yield Flow(f"{kind}-send", offset, source, _detail(name, kind, source))
         assignment = _ASSIGN.match(line)
@@ -250,6 +294,8 @@ def _code_source(value: str, tainted: dict[str, tuple[str, int]]) -> str | None:
         return CAPTURE
     if _PY_DOWNLOAD.search(value):
         return DOWNLOAD
+    if _ENV_SECRET.search(value):
+        return ENV_SECRET
     for name, (kind, _) in tainted.items():
         if name in value and re.search(rf"\b{re.escape(name)}\b", value):
             return kind
@@ -263,7 +309,12 @@ def _sink(template: str, name: str) -> re.Pattern[str]:
 
 
 def _detail(name: str, kind: str, source: int) -> str:
-    verb = {DOWNLOAD: "downloaded", SECRET: "read from a secret store", CAPTURE: "captured"}[kind]
+    verb = {
+        DOWNLOAD: "downloaded",
+        SECRET: "read from a secret store",
+        ENV_SECRET: "read from a secret environment variable",
+        CAPTURE: "captured",
+    }[kind]
     return f"{name}, {verb} on line {source}"
 
 

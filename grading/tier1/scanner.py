@@ -105,6 +105,8 @@ class ScanContext:
     documentation."""
     declared: frozenset[str] = frozenset()
     """Names and hosts the manifest declares (see ``provenance``)."""
+    shipped: frozenset[str] = frozenset()
+    """The base names of the bundle's files, to tell shipped scripts from unshipped ones."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
@@ -127,6 +129,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
     _follow_flows(file, context)
     _check_hosts(file, context)
+    if file.role != "shipped":
+        _check_unshipped_scripts(file, context)
     if not text.isascii():
         _match_original(file, kinds, context)
         for run in file.normalised.hidden:
@@ -243,6 +247,7 @@ def _within(
 _FLOW_RULES = {
     "download-execute": "flow.download-then-execute",
     "secret-send": "flow.secret-to-network",
+    "env-secret-send": "flow.env-secret-in-body",
     "capture-send": "flow.capture-to-network",
 }
 
@@ -264,6 +269,30 @@ def _follow_flows(file: _File, context: ScanContext) -> None:
             context.collector.add(
                 rule, file.path, line, column, snippet, f"({flow.detail})", span=label
             )
+
+
+_RUN_SCRIPT = re.compile(
+    r"(?:^|[;&|(]\s{0,4}|\$\(\s{0,4})(?:(?:bash|sh|zsh|source|\.|python3?|node)\s+)?\./([\w/.-]{1,120}\."
+    r"(?:sh|bash|py|js|mjs))\b|(?:^|[;&|(]\s{0,4})(?:bash|sh|zsh|source|\.)\s+([\w/.-]{1,120}\.(?:sh|bash))\b",
+    re.MULTILINE,
+)
+
+
+def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
+    """Scripts an instruction file runs by relative path that the bundle does not contain."""
+    rule = context.catalogue.rule("code.unshipped-script")
+    for view in file.views:
+        if view.kind not in ("shell", "code"):
+            continue
+        for match in _RUN_SCRIPT.finditer(view.text):
+            name = (match.group(1) or match.group(2)).rsplit("/", 1)[-1]
+            if name in context.shipped:
+                continue
+            line, column = file.locate(match.start())
+            snippet = visible(_window(file.original_line(line), column))
+            label = file.spans.label(match.start(), view.kind)
+            note = f"({name} is not part of the skill)"
+            context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 def _check_hosts(file: _File, context: ScanContext) -> None:
@@ -336,6 +365,10 @@ def _rescan_blobs(
                 span=file.spans.hidden(),
             )
         label = file.spans.hidden()
+        if _ENCODED_URL.match(blob.decoded):
+            rule = context.catalogue.rule("obfuscation.encoded-endpoint")
+            snippet = f"[{origin}] {blob.decoded[:160]}"
+            context.collector.add(rule, file.path, *where, snippet, span=label)
         if depth >= 2:
             rule = context.catalogue.rule("obfuscation.nested-encoding")
             note = f"(encoded {depth} times)"
@@ -346,6 +379,9 @@ def _rescan_blobs(
             rule = context.catalogue.rule("obfuscation.decoding-limit")
             note = f"(still encoded after {depth} layers)"
             context.collector.add(rule, file.path, *where, blob.decoded[:160], note, span=label)
+
+
+_ENCODED_URL = re.compile(r"\s{0,4}(?:https?|wss?|ftp)://[^\s/]{3,253}(?:/\S{0,400})?\s{0,4}$")
 
 
 def _line_start(text: str, offset: int, reach: int = 400) -> int:
