@@ -201,42 +201,58 @@ def _shell_flows(text: str) -> Iterator[Flow]:
         )
     ):
         return
-    tainted: dict[str, tuple[str, int]] = {}  # variable or file name → (kind, line)
+    tainted: dict[str, tuple[str, int]] = {}  # variable or file name → (kind, position)
     files: dict[str, tuple[str, int]] = {}
-    secret_read = 0  # line of the first read or copy of a secret store
-    for number, offset, line in _lines(text):
+    secret_read = 0  # position of the first read or copy of a secret store
+    for position, offset, line in _commands(_lines(text)):
         if line.lstrip().startswith("#"):
             continue
-        if secret_read and secret_read != number and _SH_UPLOAD.search(line):
-            yield Flow("secret-send", offset, secret_read, _detail("a file", SECRET, secret_read))
+        if secret_read and secret_read != position and _SH_UPLOAD.search(line):
+            read = secret_read // _STEPS
+            yield Flow("secret-send", offset, read, _detail("a file", SECRET, read))
             secret_read = 0
         if not secret_read and _SH_SECRET_CMD.search(_EXCLUDED.sub("", line)):
-            secret_read = number
+            secret_read = position
         for table, is_file in ((tainted, False), (files, True)):
             for name, (kind, source) in list(table.items()):
-                if name not in line or source == number:
+                if name not in line or source == position:
                     continue
+                origin = source // _STEPS
                 if kind == DOWNLOAD:
                     sink = _sink(_SH_EXEC_FILE if is_file else _SH_EXEC_VALUE, name)
                     if sink.search(line):
-                        yield Flow("download-execute", offset, source, _detail(name, kind, source))
+                        yield Flow("download-execute", offset, origin, _detail(name, kind, origin))
                 elif _sink(_SH_SEND_FILE if is_file else _SH_SEND_VALUE, name).search(line):
-                    yield Flow(f"{kind}-send", offset, source, _detail(name, kind, source))
+                    yield Flow(f"{kind}-send", offset, origin, _detail(name, kind, origin))
         for match in _SH_OUTPUT_FILE.finditer(line):
-            _remember(files, match.group(1).rsplit("/", 1)[-1], DOWNLOAD, number)
+            _remember(files, match.group(1).rsplit("/", 1)[-1], DOWNLOAD, position)
         for match in _SH_REMOTE_NAME.finditer(line):
-            _remember(files, match.group(1), DOWNLOAD, number)
+            _remember(files, match.group(1), DOWNLOAD, position)
         assignment = _SH_ASSIGN.match(line)
         if assignment:
             name, value = assignment.groups()
             kind = _shell_source(_EXCLUDED.sub("", value), tainted)
             if kind:
-                _remember(tainted, name, kind, number)
+                _remember(tainted, name, kind, position)
         redirect = re.search(r"(?:>|\btee\s+(?:-a\s+)?)\s*[\"']?([^\s\"';|&]{1,200})\s*$", line)
         if redirect:
             kind = _shell_source(line[: redirect.start()], tainted)
             if kind:
-                _remember(files, redirect.group(1).rsplit("/", 1)[-1], kind, number)
+                _remember(files, redirect.group(1).rsplit("/", 1)[-1], kind, position)
+
+
+_CHAIN = re.compile(r"\s(?:&&|\|\||;)\s")
+
+
+_STEPS = 100
+
+
+def _commands(lines: Iterator[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """Shell lines split into their chained commands (``a && b; c``), each with a position
+    ``line × _STEPS + step``: a download and its execution on one line are two steps."""
+    for number, offset, line in lines:
+        for step, command in enumerate(_CHAIN.split(line)[:_STEPS]):
+            yield number * _STEPS + step, offset, command
 
 
 def _shell_source(value: str, tainted: dict[str, tuple[str, int]]) -> str | None:
