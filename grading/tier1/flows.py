@@ -154,38 +154,48 @@ class Flow:
     detail: str
 
 
-def flows(text: str, language: str) -> Iterator[Flow]:
-    """The source → sink flows in one script's text (``shell``, ``python`` or ``javascript``)."""
+Regions = tuple[tuple[int, int], ...]
+
+
+def flows(text: str, language: str, regions: Regions = ()) -> Iterator[Flow]:
+    """The source → sink flows in one script's text (``shell``, ``python`` or ``javascript``),
+    read in ``regions`` only (the code blocks of a Markdown view; the whole text by default),
+    one region after the other: steps of one procedure may sit in separate code blocks."""
+    regions = regions or ((0, len(text)),)
     if language == "shell":
-        yield from _shell_flows(text)
+        yield from _shell_flows(text, regions)
     elif language in ("python", "javascript"):
-        yield from _code_flows(text)
+        yield from _code_flows(text, regions)
 
 
-def _lines(text: str) -> Iterator[tuple[int, int, str]]:
-    """(line number, offset, line) for non-blank lines, bounded; a line continued with a
-    trailing backslash is joined to the next ones (a multi-line shell command is one line)."""
-    offset = 0
-    parts: list[str] = []
-    first_number = first_offset = 0
-    for number, line in enumerate(text.split("\n"), start=1):
-        if number > MAX_LINES:
-            return
-        if not parts:
-            first_number, first_offset = number, offset
-        offset += len(line) + 1
-        if line.rstrip().endswith("\\") and len(parts) < MAX_CONTINUATIONS:
-            parts.append(line.rstrip()[:-1])
-            continue
-        parts.append(line)
-        joined = " ".join(parts)
-        parts = []
-        if joined.strip():
-            yield first_number, first_offset, joined
+def _lines(text: str, regions: Regions) -> Iterator[tuple[int, int, str]]:
+    """(line number, offset, line) for the non-blank lines of ``regions``, bounded; a line
+    continued with a trailing backslash is joined to the next ones (a multi-line shell command
+    is one line). Line numbers count from 1 across the regions."""
+    number = 0
+    for start, end in regions:
+        offset = start
+        parts: list[str] = []
+        first_number = first_offset = 0
+        for line in text[start:end].split("\n"):
+            number += 1
+            if number > MAX_LINES:
+                return
+            if not parts:
+                first_number, first_offset = number, offset
+            offset += len(line) + 1
+            if line.rstrip().endswith("\\") and len(parts) < MAX_CONTINUATIONS:
+                parts.append(line.rstrip()[:-1])
+                continue
+            parts.append(line)
+            joined = " ".join(parts)
+            parts = []
+            if joined.strip():
+                yield first_number, first_offset, joined
 
 
-def _shell_flows(text: str) -> Iterator[Flow]:
-    lowered = text.lower()
+def _shell_flows(text: str, regions: Regions) -> Iterator[Flow]:
+    lowered = "".join(text[start:end] for start, end in regions).lower()
     if not any(
         word in lowered
         for word in (
@@ -204,7 +214,7 @@ def _shell_flows(text: str) -> Iterator[Flow]:
     tainted: dict[str, tuple[str, int]] = {}  # variable or file name → (kind, position)
     files: dict[str, tuple[str, int]] = {}
     secret_read = 0  # position of the first read or copy of a secret store
-    for position, offset, line in _commands(_lines(text)):
+    for position, offset, line in _commands(_lines(text, regions)):
         if line.lstrip().startswith("#"):
             continue
         if secret_read and secret_read != position and _SH_UPLOAD.search(line):
@@ -270,13 +280,13 @@ def _shell_source(value: str, tainted: dict[str, tuple[str, int]]) -> str | None
     return None
 
 
-def _code_flows(text: str) -> Iterator[Flow]:
+def _code_flows(text: str, regions: Regions) -> Iterator[Flow]:
     if not (
         _PY_SEND_KEYWORDS.search(text) or "exec" in text or "eval" in text or "Function" in text
     ):
         return
     tainted: dict[str, tuple[str, int]] = {}
-    for number, offset, line in _lines(text):
+    for number, offset, line in _lines(text, regions):
         stripped = line.lstrip()
         if stripped.startswith(("#", "//", "*")):
             continue

@@ -45,7 +45,6 @@ _REMOVABLE = re.compile(
 )
 """The characters of ``_REMOVE`` as ranges: a compact class keeps the search fast."""
 _CONFUSABLES_FILE = Path(__file__).with_name("data") / "confusables.txt"
-_LETTERS = re.compile(r"[^\W\d_]{2,}")
 MAX_TAG_PAYLOAD = 16 * 1024
 """Characters of decoded tag text kept per file; a longer hidden message is already damning."""
 
@@ -100,18 +99,27 @@ def _confusables() -> dict[int, str]:
     return table
 
 
+@lru_cache(maxsize=1)
+def _confusable_character() -> re.Pattern[str]:
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in _confusables()) + "]")
+
+
+_LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
+
+
 def skeleton(text: str) -> str:
     """``text`` with every word made of Latin letters and Latin look-alikes spelled in Latin."""
+    if _confusable_character().search(text) is None:
+        return text  # the common case: no look-alike letter at all
     table = _confusables()
 
     def fold(match: re.Match[str]) -> str:
         word = match.group()
-        foreign = [ch for ch in word if not ch.isascii()]
-        if foreign and all(ord(ch) in table for ch in foreign):
-            return word.translate(table)
-        return word
+        if word.isascii() or not all(ch.isascii() or ord(ch) in table for ch in word):
+            return word
+        return word.translate(table)
 
-    return _LETTERS.sub(fold, text)
+    return _LETTER_RUN.sub(fold, text)
 
 
 def non_ascii_pieces(text: str, size: int = 4096) -> list[tuple[int, int]]:

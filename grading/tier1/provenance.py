@@ -114,6 +114,15 @@ def well_known_domains() -> tuple[str, ...]:
     )
 
 
+@lru_cache(maxsize=1)
+def _brands() -> tuple[tuple[str, str], ...]:
+    """(registrable name, domain) of every well-known domain, computed once."""
+    return tuple(
+        (names[0], domain) for domain in well_known_domains() if (names := host_names(domain))
+    )
+
+
+@lru_cache(maxsize=4096)
 def lookalike_of(host: str) -> str | None:
     """The well-known domain ``host`` imitates (a typo or digit-for-letter swap of its name), or
     None. The domain itself and its subdomains are not look-alikes."""
@@ -121,15 +130,12 @@ def lookalike_of(host: str) -> str | None:
     for domain in well_known_domains():
         if host == domain or host.endswith("." + domain):
             return None
-    for domain in well_known_domains():
-        brand = host_names(domain)
-        if not brand:
-            continue
-        for label in host_names(host):
-            if label == brand[0]:
+    for label in host_names(host):
+        folded = label.translate(_HOMOGLYPH_DIGITS).replace("rn", "m").replace("vv", "w")
+        for brand, domain in _brands():
+            if label == brand:
                 continue
-            folded = label.translate(_HOMOGLYPH_DIGITS).replace("rn", "m").replace("vv", "w")
-            if folded == brand[0] or (len(brand[0]) >= 5 and is_typo_of(label, brand[0])):
+            if folded == brand or (len(brand) >= 5 and is_typo_of(label, brand)):
                 return domain
     return None
 

@@ -259,9 +259,9 @@ def _follow_flows(file: _File, context: ScanContext) -> None:
         if view.kind not in ("shell", "python", "javascript") or id(view.text) in done:
             continue
         done.add(id(view.text))
-        if not context.spend(file.path, len(view.text)):
+        if not context.spend(file.path, sum(end - start for start, end in view.regions())):
             return
-        for flow in flows(view.text, view.kind):
+        for flow in flows(view.text, view.kind, view.regions()):
             rule = context.catalogue.rule(_FLOW_RULES[flow.kind])
             line, column = file.locate(flow.offset)
             snippet = visible(_window(file.original_line(line), column))
@@ -284,7 +284,7 @@ def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
     for view in file.views:
         if view.kind not in ("shell", "code"):
             continue
-        for match in _RUN_SCRIPT.finditer(view.text):
+        for match in (m for s, e in view.regions() for m in _RUN_SCRIPT.finditer(view.text, s, e)):
             name = (match.group(1) or match.group(2)).rsplit("/", 1)[-1]
             if name in context.shipped:
                 continue
@@ -301,8 +301,17 @@ def _check_hosts(file: _File, context: ScanContext) -> None:
     if "://" not in text:
         return
     rule = context.catalogue.rule("supply-chain.lookalike-domain")
-    for match in URL_HOST.finditer(text):
-        imitated = lookalike_of(match.group(1))
+    seen: set[str] = set()
+    separator = text.find("://")
+    while separator >= 0:
+        start = max(0, separator - 8)
+        match = URL_HOST.search(text, start, separator + 260)
+        separator = text.find("://", separator + 3)
+        if match is None or match.group(1).lower() in seen:
+            continue
+        host = match.group(1).lower()
+        seen.add(host)
+        imitated = lookalike_of(host)
         if imitated is None:
             continue
         line, column = file.locate(match.start())
