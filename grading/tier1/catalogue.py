@@ -16,7 +16,9 @@ substring``), ``window`` (how far before/after a keyword a match may reach), ``p
 ``exclude`` (line-level exceptions), ``markdown: false`` (read shipped code files only, not
 code examples fenced in Markdown documentation), ``capabilities`` (fed to correlation),
 ``privilege`` (makes the skill high-privilege), ``paths`` (the rule reads only files whose
-path matches one of these expressions, and needs no keywords), ``first_party: true`` (a hit
+path matches one of these expressions, and needs no keywords), ``context`` (strings of which one
+must also occur in a keyword window — a cheap second gate for rules whose keywords are common
+words), ``first_party: true`` (a hit
 whose URLs are the skill's own declared host is labelled ``first_party``, see
 ``provenance``), ``spans: fixed`` (the hit weighs the same in any kind of text, see
 ``spans``) and, for raw-character rules (``target: original``), a ``trigger`` character
@@ -93,6 +95,8 @@ class Rule:
     first_party: bool
     paths: re.Pattern[str] | None
     """Path rules read only the files whose path matches (and need no keywords)."""
+    context: tuple[str, ...]
+    """Strings of which one must also occur in a keyword window for the patterns to run there."""
     positives: tuple[dict[str, str | bytes], ...]
     negatives: tuple[dict[str, str | bytes], ...]
 
@@ -248,6 +252,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
         first_party=bool(raw.get("first_party", False)),
         paths=_paths(raw.get("paths"), where),
+        context=tuple(str(c).lower() for c in raw.get("context", [])),
         positives=positives,
         negatives=negatives,
     )
