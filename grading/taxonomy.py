@@ -104,6 +104,7 @@ PRIVILEGES: dict[str, bool] = {
     "resource_abuse": True,
     "unattended_actions": True,
     "tool_hooks": True,
+    "embedded_credentials": True,
     "package_install": False,
 }
 """Privileges a rule may grant a skill, and whether each sends an otherwise auto-approvable skill

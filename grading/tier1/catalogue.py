@@ -97,6 +97,8 @@ class Rule:
     """Path rules read only the files whose path matches (and need no keywords)."""
     context: tuple[str, ...]
     """Strings of which one must also occur in a keyword window for the patterns to run there."""
+    min_entropy: float
+    """For secret rules: the Shannon entropy (bits per character) a matched literal needs."""
     positives: tuple[dict[str, str | bytes], ...]
     negatives: tuple[dict[str, str | bytes], ...]
 
@@ -253,6 +255,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         first_party=bool(raw.get("first_party", False)),
         paths=_paths(raw.get("paths"), where),
         context=tuple(str(c).lower() for c in raw.get("context", [])),
+        min_entropy=float(raw.get("min_entropy", 0.0)),
         positives=positives,
         negatives=negatives,
     )

@@ -7,6 +7,7 @@ views anchored at the place it was hidden, so its findings point at a real line 
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -189,6 +190,8 @@ def _run_rule(
         for match in _matches(pattern, view.text, windows):
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
+                continue
+            if rule.min_entropy and entropy(_longest_token(match.group())) < rule.min_entropy:
                 continue
             if view.anchor is not None:
                 line, column = view.anchor
@@ -417,6 +420,24 @@ def _window(line: str, column: int, reach: int = 160) -> str:
         return line
     start = max(0, column - 1 - reach // 2)
     return line[start : start + 2 * reach]
+
+
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9/+_\-]{8,}")
+
+
+def _longest_token(text: str) -> str:
+    return max(_TOKEN_RUN.findall(text), key=len, default="")
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character: random keys are near 5, words and
+    placeholders well below 3.5."""
+    if not text:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in text:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
 
 
 def _redact(secret: str) -> str:
