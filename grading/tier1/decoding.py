@@ -25,6 +25,7 @@ MAX_DEPTH = 3
 MIN_DECODED_CHARS = 12
 
 _MIN_BLOB = 32
+_LONG_WORD = re.compile(r"\S{32,}")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}")
 _HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
 _HEX = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){16,}(?![0-9a-fA-F])")
@@ -56,14 +57,12 @@ class Budget:
 def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
     """Decoded text blobs in ``text``, in order of appearance, while the budget lasts.
 
-    A blob has no whitespace, so only whitespace-separated words of blob length are examined —
+    A blob has no whitespace, so only runs of non-space characters of blob length are examined —
     far cheaper than running the blob patterns over every character of a large file.
     """
     candidates: list[tuple[int, str, str]] = []
-    cursor = 0
-    for word in [w for w in text.split() if len(w) >= _MIN_BLOB]:
-        offset = text.find(word, cursor)
-        cursor = offset + len(word)
+    for long_word in _LONG_WORD.finditer(text):
+        offset, word = long_word.start(), long_word.group()
         for match in _BASE64.finditer(word):
             candidates.append((offset + match.start(), "base64", match.group()))
         for match in _HEX_ESCAPES.finditer(word):

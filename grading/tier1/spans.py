@@ -56,6 +56,10 @@ _OVERLAY_ORDER = (DETECTION, DISCUSSION, NEGATION)
 """When cues overlap, the label that lowers a hit most wins only if it is the more specific:
 detection content inside a discussion section is still detection content."""
 
+_BLOCK_WORDS = ("condition", "pattern", "regex", "detection:", "selection:")
+_LINE_WORDS = ("matches:", "matches :", "catches:", "flags:", "detects:")
+"""Words without which the detection-block and detection-line cues cannot match: checked with
+a plain substring search first, so most files never run those expressions."""
 _CLAUSE_END = re.compile(r"[.;:!?\n]|\s(?:but|then|and\s+then|instead|however)\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+([^\n]{1,200})$", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
@@ -185,11 +189,15 @@ class FileSpans:
             if role == "shipped" or view.kind not in ("prose", "frontmatter")
             for region in view.regions()
         ]
-        detection = [m.span() for m in set_cues.detection_blocks.finditer(text)]
+        lowered = text.lower()
+        detection: list[tuple[int, int]] = []
+        if any(word in lowered for word in _BLOCK_WORDS):
+            detection.extend(m.span() for m in set_cues.detection_blocks.finditer(text))
         for start, end in code:
             for match in set_cues.detection_code.finditer(text, start, end):
                 detection.append((match.start(), _literal_end(text, match.end())))
-        detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
+        if any(word in lowered for word in _LINE_WORDS):
+            detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
         if role != "shipped":
             detection.extend(
                 (fence.start, fence.end)
