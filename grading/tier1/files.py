@@ -238,11 +238,31 @@ def embedded_script_views(text: str) -> list[View]:
     return [View(kind, _keep_only(text, spans), tuple(spans)) for kind, spans in regions.items()]
 
 
+_SCRIPT_ELEMENT = re.compile(r"(?is)<script\b[^>]{0,400}>(.{0,200000}?)</script\s*>")
+_EVENT_HANDLER = re.compile(r"""(?i)\son[a-z]{3,20}\s*=\s*(["'])(.{1,2000}?)\1""")
+
+
+def script_views(text: str) -> list[View]:
+    """The scripts of an SVG or XML file (``<script>`` elements, ``on…=`` handlers), read as
+    JavaScript: an image can carry code that runs when it is opened in a browser."""
+    lowered = text.lower()
+    if "<script" not in lowered and " on" not in lowered:
+        return []
+    spans = [m.span(1) for m in _SCRIPT_ELEMENT.finditer(text)]
+    spans += [m.span(2) for m in _EVENT_HANDLER.finditer(text)]
+    if not spans:
+        return []
+    spans.sort()
+    return [View("javascript", _keep_only(text, spans), tuple(spans))]
+
+
 def views_of(path: str, text: str) -> list[View]:
     if is_markdown(path):
         return markdown_views(text)
     kinds = file_kinds(path, text)
     views = [View(kind, text) for kind in kinds]
+    if path.lower().endswith((".svg", ".xml", ".xhtml")):
+        views.extend(script_views(text))
     if "shell" in kinds:
         views.extend(v for v in embedded_script_views(text) if v.kind not in kinds)
     return views

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
+from grading.tier1.deobfuscate import recover
 from grading.tier1.files import View, file_kinds, is_markdown, views_of
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
@@ -129,6 +130,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     kinds = {view.kind for view in views}
     _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
     _follow_flows(file, context)
+    _undo_disguises(file, context)
     _check_hosts(file, context)
     if file.role != "shipped":
         _check_unshipped_scripts(file, context)
@@ -252,6 +254,28 @@ def _within(
         else:
             j += 1
     return result
+
+
+def _undo_disguises(file: _File, context: ScanContext) -> None:
+    """Strings assembled from pieces, character codes or shell variables (``deobfuscate``),
+    rescanned like decoded data; reported when what they spell trips a rule."""
+    done: set[int] = set()
+    for view in file.views:
+        if view.kind not in ("shell", "python", "javascript", "code") or id(view.text) in done:
+            continue
+        done.add(id(view.text))
+        for start, end in view.regions():
+            for item in recover(view.text[start:end], view.kind):
+                if not context.spend(file.path, len(item.text) * 8):
+                    return
+                where = file.locate(start + item.start)
+                origin = f"text rebuilt from {item.how}"
+                if _rescan(file, item.text, where, origin, context) >= SEVERITY_ORDER["medium"]:
+                    rule = context.catalogue.rule("obfuscation.disguised-command")
+                    snippet = f"[{origin}] {item.text[:160]}"
+                    context.collector.add(
+                        rule, file.path, *where, snippet, span=file.spans.hidden()
+                    )
 
 
 _FLOW_RULES = {
