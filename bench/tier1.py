@@ -16,13 +16,14 @@ import json
 import sys
 import time
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grading.corpus import Skill, iter_skills
 from grading.evaluation import percentile
-from grading.tier1 import ENGINE_VERSION, scan
+from grading.tier1 import ENGINE_VERSION, catalogue_version, scan
 
 
 def main() -> None:
@@ -43,6 +44,7 @@ def main() -> None:
     chars = sum(_size(skill) for skill in skills)
     figures = {
         "engine_version": ENGINE_VERSION,
+        "catalogue_version": catalogue_version(),
         "skills": len(skills),
         "median_ms": percentile(tier1_ms, 50),
         "p95_ms": percentile(tier1_ms, 95),
@@ -59,7 +61,7 @@ def main() -> None:
     print(json.dumps(figures))
 
 
-def _fastest(run, repeat: int) -> float:  # type: ignore[no-untyped-def]
+def _fastest(run: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(max(1, repeat)):
         started = time.perf_counter()

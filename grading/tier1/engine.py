@@ -5,14 +5,19 @@ author, so it is reserved for unambiguous threats (reverse shells, piping a down
 smuggled instructions…). Every other finding is evidence for Tier 2.
 
 The skill is *high-privilege* when a finding of at least medium confidence carries a privilege
-(the ``privilege`` field of a rule): elevated_execution (sudo/root, setuid, privileged containers,
-admin cloud policies), host_persistence (cron, services, shell start-up files, git hooks),
-agent_config (writing the agent's own instruction/memory files), credential_stores (SSH keys,
+(the ``privilege`` field of a rule) that ``taxonomy.PRIVILEGES`` marks for review, and the kind of
+text it was found in lets it count (``spans``: code shown in documentation does not):
+elevated_execution (sudo/root other than a package install, setuid, privileged containers, admin
+cloud policies), host_persistence (cron, services, shell start-up files, git hooks), agent_config
+(writing the agent's own instruction/memory/settings files), credential_stores (SSH keys,
 cloud/tool credential files, keychains, browser stores, instance metadata), remote_code (running
-downloaded code), remote_access (reverse/bind shells), resource_abuse (miners) and
-unattended_actions (sending, posting or paying without the user's confirmation). Running bundled
-scripts, listing a plain ``Bash`` tool, writing to the workspace or calling a documented API is
-deliberately *not* high privilege: vendor skills do all of that every day.
+downloaded code, unpinned installers included), remote_access (reverse/bind shells),
+resource_abuse (miners), unattended_actions (sending, posting or paying without the user's
+confirmation), tool_hooks (shipped files that make tools run commands) and embedded_credentials
+(credentials in the bundle). package_install (a package manager's install as root) is only
+noted. Running bundled scripts, listing a plain ``Bash`` tool, writing to the workspace or
+calling a documented API is deliberately *not* high privilege: vendor skills do all of that
+every day.
 
 Work is bounded whatever the input: at most MAX_FILE_CHARS of one file and MAX_TOTAL_CHARS of the
 bundle are scanned, pattern matching has a total work budget and decoding its own (whatever is
@@ -35,7 +40,9 @@ from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
 
-ENGINE_VERSION = "tier1-rules/1.1"
+ENGINE_VERSION = "tier1-rules/2.0"
+"""Bumped when the engine changes how it reads files (span labels, flows, deobfuscation); the
+rules and data files have their own version, ``catalogue_version()``."""
 
 
 def scan(files: SkillFiles) -> Tier1Report:
