@@ -118,14 +118,6 @@ def grade(
         )
 
 
-def grade_corpus(
-    root: Path, judge: Judge, *, auto_approve_min: int, review_min: int
-) -> Iterator[ItemResult]:
-    yield from grade(
-        scan_corpus(root), judge, auto_approve_min=auto_approve_min, review_min=review_min
-    )
-
-
 def samples(scanned: Iterable[Scanned]) -> list[Sample]:
     """Training samples for the weights: every readable benign or harmful entry."""
     return [

@@ -25,7 +25,8 @@ _LOWERED_NOTE = {
 _DECLARABLE = frozenset({"instruction", "shipped_code", "first_party"})
 
 
-def strength(finding: Finding) -> tuple[int, int]:
+def _rank(finding: Finding) -> tuple[int, int]:
+    """Severity, then confidence: which of two hits of a rule is kept."""
     return SEVERITY_ORDER[finding.severity], CONFIDENCE_ORDER[finding.confidence]
 
 
@@ -81,7 +82,7 @@ class Collector:
             return self._replace(self._at_line[same_line], finding)
         slots = self._slots.setdefault((finding.rule_id, finding.file), [])
         if len(slots) >= MAX_HITS_PER_RULE_PER_FILE:
-            weakest = min(slots, key=lambda i: (strength(self.findings[i]), -i))
+            weakest = min(slots, key=lambda i: (_rank(self.findings[i]), -i))
             return self._replace(weakest, finding)
         if len(self.findings) >= MAX_FINDINGS:
             return None
@@ -92,7 +93,7 @@ class Collector:
 
     def _replace(self, index: int, finding: Finding) -> Finding | None:
         current = self.findings[index]
-        if strength(finding) <= strength(current):
+        if _rank(finding) <= _rank(current):
             return None
         del self._at_line[(current.rule_id, current.file, current.line)]
         self._at_line[(finding.rule_id, finding.file, finding.line)] = index
@@ -121,7 +122,7 @@ class Collector:
         slots = self._slots.get((rule.id, file), [])
         full = (SEVERITY_ORDER[rule.severity], CONFIDENCE_ORDER[rule.confidence])
         return len(slots) >= MAX_HITS_PER_RULE_PER_FILE and all(
-            strength(self.findings[i]) >= full for i in slots
+            _rank(self.findings[i]) >= full for i in slots
         )
 
     def capabilities(self, rule_of: dict[str, Rule]) -> dict[str, list[Finding]]:
