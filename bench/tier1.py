@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grading.corpus import Skill, iter_skills
 from grading.evaluation import percentile
-from grading.tier1 import ENGINE_VERSION, scan
+from grading.tier1 import ENGINE_VERSION, catalogue_version, scan
 
 
 def main() -> None:
@@ -43,6 +43,7 @@ def main() -> None:
     chars = sum(_size(skill) for skill in skills)
     figures = {
         "engine_version": ENGINE_VERSION,
+        "catalogue_version": catalogue_version(),
         "skills": len(skills),
         "median_ms": percentile(tier1_ms, 50),
         "p95_ms": percentile(tier1_ms, 95),

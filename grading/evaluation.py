@@ -1,15 +1,21 @@
 """Grading a whole labelled corpus without the queue or the database, and summarising it.
 
-Used by ``manage.py scan_corpus``: every skill goes through Tier 1, the configured judge and the
-decision policy exactly as in the pipeline; the summary gives per-label and per-source outcome
-rates (the detection-quality targets are stated in those terms) and Tier 1 latency.
+Used by ``manage.py scan_corpus`` and ``manage.py fit_weights``: every skill goes through Tier 1,
+the configured judge and the decision policy exactly as in the pipeline; the summary gives
+per-label and per-source outcome rates (the detection-quality targets are stated in those
+terms) and Tier 1 latency.
+
+``cross_validate`` measures how the heuristic judge's *fitted* weights generalise: for every
+source (or any other grouping), the weights are fitted on all the other sources and the left-out
+source is graded with them — leave-one-source-out. A figure that holds in-sample but not
+left-out says the weights memorised a source rather than learned a threat.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,10 +23,17 @@ from typing import Any
 from grading import tier1
 from grading.corpus import Entry, iter_skills
 from grading.errors import JudgeError
+from grading.judges.features import extract
+from grading.judges.fitting import PRIOR, REGULARISATION, Sample, fit
+from grading.judges.heuristic import HeuristicJudge
 from grading.policy import decide
-from grading.types import Judge
+from grading.types import Judge, Judgement, SkillFiles, Tier1Report
 
 OUTCOMES = ("auto_approve", "review", "reject", "tier1_fail")
+HARMFUL_LABELS = frozenset({"malicious"})
+"""Labels the weights learn as harmful; ``benign`` is harmless, anything else (``dual-use``) is
+graded and reported but not used for fitting."""
+FIT_LABELS = HARMFUL_LABELS | {"benign"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,7 @@ class ItemResult:
     findings: list[dict[str, Any]] = field(default_factory=list)
     reasons: tuple[str, ...] = ()
     error: str | None = None
+    judgement: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         item: dict[str, Any] = {
@@ -44,43 +58,110 @@ class ItemResult:
             "reasons": list(self.reasons),
             "findings": self.findings,
         }
+        if self.judgement is not None:
+            item["contributions"] = self.judgement.get("notes", {}).get("contributions", [])
         if self.error:
             item["error"] = self.error
         return item
 
 
-def grade_corpus(
-    root: Path, judge: Judge, *, auto_approve_min: int, review_min: int
-) -> Iterator[ItemResult]:
+@dataclass(frozen=True)
+class Scanned:
+    """One corpus entry after Tier 1: its files and report, or why it could not be read."""
+
+    entry: Entry
+    files: SkillFiles
+    report: Tier1Report | None
+    error: str | None = None
+
+
+def scan_corpus(root: Path) -> list[Scanned]:
+    """Tier 1 over every entry of the corpus at ``root``, in manifest order."""
+    scanned: list[Scanned] = []
     for skill in iter_skills(root):
         if skill.error:
-            yield ItemResult(skill.entry, None, None, 0.0, error=skill.error)
+            scanned.append(Scanned(skill.entry, {}, None, skill.error))
+        else:
+            scanned.append(Scanned(skill.entry, skill.files, tier1.scan(skill.files)))
+    return scanned
+
+
+def grade(
+    scanned: Iterable[Scanned], judge: Judge, *, auto_approve_min: int, review_min: int
+) -> Iterator[ItemResult]:
+    """The judge and the decision policy over Tier 1 results, as the pipeline applies them."""
+    for item in scanned:
+        report = item.report
+        if report is None:
+            yield ItemResult(item.entry, None, None, 0.0, error=item.error)
             continue
-        report = tier1.scan(skill.files)
         findings = [f.to_dict() for f in report.findings if f.severity != "info"]
-        judgement = None
+        judgement: Judgement | None = None
         if report.verdict != "FAIL":
             try:
-                judgement = judge.judge(skill.files, report)
+                judgement = judge.judge(item.files, report)
             except JudgeError as exc:
                 error = f"{exc.classification}: {exc}"
-                yield ItemResult(skill.entry, None, None, report.duration_ms, findings, error=error)
+                yield ItemResult(item.entry, None, None, report.duration_ms, findings, error=error)
                 continue
         decision = decide(
             report, judgement, auto_approve_min=auto_approve_min, review_min=review_min
         )
         yield ItemResult(
-            skill.entry,
+            item.entry,
             decision.outcome,
             judgement.score if judgement else None,
             report.duration_ms,
             findings,
             decision.reasons,
+            judgement=judgement.to_dict() if judgement else None,
         )
 
 
+def samples(scanned: Iterable[Scanned]) -> list[Sample]:
+    """Training samples for the weights: every readable benign or harmful entry."""
+    return [
+        Sample(
+            extract(item.report.findings).values,
+            item.entry.label in HARMFUL_LABELS,
+            item.entry.source or "-",
+        )
+        for item in scanned
+        if item.report is not None and item.entry.label in FIT_LABELS
+    ]
+
+
+def cross_validate(
+    scanned: list[Scanned],
+    *,
+    auto_approve_min: int,
+    review_min: int,
+    group_of: Callable[[Entry], str] = lambda entry: entry.source or "-",
+    regularisation: float = REGULARISATION,
+    prior: float = PRIOR,
+) -> list[ItemResult]:
+    """Leave-one-group-out: each group graded by weights fitted on all the other groups."""
+    groups = sorted({group_of(item.entry) for item in scanned})
+    results: dict[str, ItemResult] = {}
+    for group in groups:
+        training = samples(item for item in scanned if group_of(item.entry) != group)
+        if not training or len({s.harmful for s in training}) < 2:
+            continue
+        judge = HeuristicJudge(
+            pass_min=auto_approve_min,
+            concerns_min=review_min,
+            weights=fit(training, regularisation=regularisation, prior=prior),
+        )
+        held_out = [item for item in scanned if group_of(item.entry) == group]
+        for result in grade(
+            held_out, judge, auto_approve_min=auto_approve_min, review_min=review_min
+        ):
+            results[result.entry.id] = result
+    return [results[item.entry.id] for item in scanned if item.entry.id in results]
+
+
 def summarise(items: Iterable[ItemResult]) -> dict[str, Any]:
-    graded = [i for i in items]
+    graded = list(items)
     ok = [i for i in graded if i.outcome]
     by_label: dict[str, list[ItemResult]] = defaultdict(list)
     by_source: dict[tuple[str, str], list[ItemResult]] = defaultdict(list)

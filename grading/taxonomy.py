@@ -92,3 +92,22 @@ def criterion_of(category: str) -> str | None:
         if category in categories:
             return name
     return None
+
+
+PRIVILEGES: dict[str, bool] = {
+    "elevated_execution": True,
+    "host_persistence": True,
+    "agent_config": True,
+    "credential_stores": True,
+    "remote_code": True,
+    "remote_access": True,
+    "resource_abuse": True,
+    "unattended_actions": True,
+    "tool_hooks": True,
+    "embedded_credentials": True,
+    "package_install": False,
+}
+"""Privileges a rule may grant a skill, and whether each sends an otherwise auto-approvable skill
+to a reviewer. ``package_install`` (root for a package manager's install) is only noted: the
+README's rule, in scripts as in prose, is that installing a system package is not, by itself,
+high privilege — the reviewer still sees it listed."""

@@ -15,8 +15,14 @@ Fields of a pattern rule besides the documentation: ``kinds`` (which views it re
 substring``), ``window`` (how far before/after a keyword a match may reach), ``patterns``,
 ``exclude`` (line-level exceptions), ``markdown: false`` (read shipped code files only, not
 code examples fenced in Markdown documentation), ``capabilities`` (fed to correlation),
-``privilege`` (makes the skill high-privilege) and, for raw-character rules (``target:
-original``), a ``trigger`` character class.
+``privilege`` (makes the skill high-privilege), ``paths`` (the rule reads only files whose
+path matches one of these expressions, and needs no keywords), ``context`` (strings of which one
+must also occur in a keyword window — a cheap second gate for rules whose keywords are common
+words), ``first_party: true`` (a hit
+whose URLs are the skill's own declared host is labelled ``first_party``, see
+``provenance``), ``spans: fixed`` (the hit weighs the same in any kind of text, see
+``spans``) and, for raw-character rules (``target: original``), a ``trigger`` character
+class.
 
 Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
 possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
@@ -36,7 +42,7 @@ from typing import Any
 
 import yaml
 
-from grading.taxonomy import CATEGORIES
+from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
 from grading.tier1.index import key_token, key_tokens
 from grading.tier1.limits import MAX_FILE_CHARS
@@ -83,8 +89,17 @@ class Rule:
     engine: bool
     in_markdown: bool
     capabilities: tuple[str, ...]
-    requires: tuple[str, ...]
+    requires: tuple[tuple[str, ...], ...]
+    """Capabilities a correlation needs: every entry, each satisfied by any of its names."""
     privilege: str | None
+    spans_fixed: bool
+    first_party: bool
+    paths: re.Pattern[str] | None
+    """Path rules read only the files whose path matches (and need no keywords)."""
+    context: tuple[str, ...]
+    """Strings of which one must also occur in a keyword window for the patterns to run there."""
+    min_entropy: float
+    """For secret rules: the Shannon entropy (bits per character) a matched literal needs."""
     positives: tuple[dict[str, str | bytes], ...]
     negatives: tuple[dict[str, str | bytes], ...]
 
@@ -199,6 +214,8 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         raise CatalogueError(f"{where}: unknown category {raw['category']!r}")
     if raw["severity"] not in SEVERITY_ORDER or raw["confidence"] not in CONFIDENCE_ORDER:
         raise CatalogueError(f"{where}: bad severity or confidence")
+    if raw.get("privilege") is not None and raw["privilege"] not in PRIVILEGES:
+        raise CatalogueError(f"{where}: unknown privilege {raw['privilege']!r}")
     engine = bool(raw.get("engine", False))
     kinds = expand_kinds(raw.get("kinds", ["any"]))
     patterns = tuple(_compile(p, where) for p in raw.get("patterns", []))
@@ -210,8 +227,8 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         raise CatalogueError(f"{where}: a raw-character rule needs a trigger character class")
     if not engine and not patterns:
         raise CatalogueError(f"{where}: a pattern rule needs patterns")
-    if not engine and not keywords and not non_ascii_only:
-        raise CatalogueError(f"{where}: a pattern rule needs keywords for the pre-filter")
+    if not engine and not keywords and not non_ascii_only and not raw.get("paths"):
+        raise CatalogueError(f"{where}: a pattern rule needs keywords or paths for the pre-filter")
     substring_keywords = raw.get("keyword_match", "token") == "substring"
     key_of = tuple(key_token(k) for k in keywords)
     keys = frozenset(key_of)
@@ -245,11 +262,36 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         engine=engine,
         in_markdown=bool(raw.get("markdown", True)),
         capabilities=tuple(raw.get("capabilities", [])),
-        requires=tuple(raw.get("requires", [])),
+        requires=tuple(
+            tuple(item) if isinstance(item, list) else (item,) for item in raw.get("requires", [])
+        ),
         privilege=raw.get("privilege"),
+        spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
+        first_party=bool(raw.get("first_party", False)),
+        paths=_paths(raw.get("paths"), where),
+        context=tuple(str(c).lower() for c in raw.get("context", [])),
+        min_entropy=float(raw.get("min_entropy", 0.0)),
         positives=positives,
         negatives=negatives,
     )
+
+
+def _paths(raw: Any, where: str) -> re.Pattern[str] | None:
+    """``paths``: regular expressions over the file path (case-insensitive), any may match."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, str) for p in raw):
+        raise CatalogueError(f"{where}: paths must be a list of regular expressions")
+    for source in raw:
+        _compile(source, where)
+    return re.compile("|".join(f"(?:{p})" for p in raw), re.IGNORECASE)
+
+
+def _spans_fixed(raw: Any, where: str) -> bool:
+    """``spans: fixed`` — the rule's hits weigh the same whatever text surrounds them."""
+    if raw not in ("labelled", "fixed"):
+        raise CatalogueError(f"{where}: spans must be 'labelled' or 'fixed'")
+    return bool(raw == "fixed")
 
 
 def _window(raw: Any, where: str) -> tuple[int, int]:

@@ -24,7 +24,9 @@ _NETWORK_WORDS = re.compile(
     r"|search|service|services|endpoint|webhook|integrat\w*|browser|request|network|connect\w*"
     r"|stream\w*|scrap\w*|crawl\w*|install\w*|registry|oauth|token|account|chat|message\w*|feed"
     r"|weather|stock|price|news|translate|sms|telegram|discord|twitter|reddit|youtube|video"
-    r"|cdn|host\w*|mcp|saas|platform|backup|vault|monitor\w*|notif\w*|telemetry|analytics)\b",
+    r"|cdn|host\w*|mcp|saas|platform|backup|vault|monitor\w*|notif\w*|telemetry|analytics"
+    r"|search\w*|databases?|pubmed|arxiv|biorxiv|crossref|doi|citations?|openrouter|openai"
+    r"|anthropic|gemini|llm|remote|online|lookup|fetch\w*|retriev\w*)\b",
     re.IGNORECASE,
 )
 
@@ -33,7 +35,8 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
     "host_persistence": re.compile(
         r"\b(?:cron\w*|schedul\w*|start-?up|boot|services?|daemons?|systemd|launchd|autostart"
         r"|login|shells?|bashrc|zshrc|profile|dotfiles?|tmux|hooks?|persist\w*|heartbeats?"
-        r"|recurring|periodic|monitor\w*|background|memory|sessions?)\b",
+        r"|recurring|periodic|monitor\w*|background|memory|sessions?|nightly|daily|hourly"
+        r"|weekly|every\s+(?:night|day|hour|week|morning)|jobs?|timers?|routine)\b",
         re.IGNORECASE,
     ),
     "agent_config": re.compile(
@@ -44,6 +47,11 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
     "credential_stores": re.compile(
         r"\b(?:credential\w*|passwords?|keychain|keyring|secrets?|ssh|keys?|auth\w*|log-?in"
         r"|vault|browsers?|cookies?|tokens?|profiles?|identity|iam|aws|gcp|azure|cloud)\b",
+        re.IGNORECASE,
+    ),
+    "tool_hooks": re.compile(
+        r"\b(?:git|hooks?|direnv|envrc|editor|vs\s?code|vscode|tasks?|npm|yarn|devcontainer"
+        r"|mcp|settings|claude\s+code|cursor)\b",
         re.IGNORECASE,
     ),
     "elevated_execution": re.compile(
@@ -57,13 +65,21 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
 
 
 def correlate(catalogue: Catalogue, collector: Collector) -> None:
+    capabilities = collector.capabilities(catalogue.by_id)
     for rule in catalogue.rules:
-        if not rule.requires or not all(cap in collector.capabilities for cap in rule.requires):
+        if not rule.requires:
             continue
-        evidence = [collector.capabilities[cap][0] for cap in rule.requires]
-        anchor = evidence[-1]
-        trail = "; ".join(f"{f.file}:{f.line} {f.rule_id}" for f in evidence)
-        collector.add(rule, anchor.file, anchor.line, anchor.column, anchor.snippet, f"({trail})")
+        evidence = []
+        for alternatives in rule.requires:
+            present = [capabilities[cap][0] for cap in alternatives if cap in capabilities]
+            if not present:
+                break
+            evidence.append(present[0])
+        else:
+            anchor = evidence[-1]
+            trail = "; ".join(f"{f.file}:{f.line} {f.rule_id}" for f in evidence)
+            note = f"({trail})"
+            collector.add(rule, anchor.file, anchor.line, anchor.column, anchor.snippet, note)
 
 
 def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector) -> None:
@@ -71,9 +87,10 @@ def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector)
     pages of a bundled web UI talking to its own local server."""
     if manifest.path is None:
         return
-    declared = f"{manifest.name.replace('-', ' ')} {manifest.description}"
+    declared = manifest.declared_text
     _check_privileges(declared, manifest, catalogue, collector)
-    shipped = [f for f in collector.capabilities.get("network", []) if _is_script(f.file)]
+    network_use = collector.capabilities(catalogue.by_id).get("network", [])
+    shipped = [f for f in network_use if _is_script(f.file)]
     if not shipped:
         return
     network = shipped[0]

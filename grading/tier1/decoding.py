@@ -3,7 +3,9 @@
 Encoding is the cheapest way to hide a payload from a pattern matcher, so the engine rescans
 whatever decodes to readable text. Everything is bounded: the number of blobs per skill, the size
 of one decoded blob, the total decoded volume and the nesting depth — a zip bomb or a megabyte of
-base64 costs the scanner a fixed amount of work, not a proportional one.
+base64 costs the scanner a fixed amount of work, not a proportional one. Bounds are not a hiding
+place: text encoded twice is reported (``obfuscation.nested-encoding``), and so is text still
+encoded once MAX_DEPTH layers are peeled (``obfuscation.decoding-limit``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ MAX_DEPTH = 3
 MIN_DECODED_CHARS = 12
 
 _MIN_BLOB = 32
+_LONG_WORD = re.compile(r"\S{32,}")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}")
 _HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
 _HEX = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){16,}(?![0-9a-fA-F])")
@@ -38,9 +41,9 @@ class Blob:
 class Budget:
     """Decoding allowance for one skill, shared by all of its files and nesting levels."""
 
-    def __init__(self) -> None:
-        self.blobs = MAX_BLOBS_PER_SKILL
-        self.attempts = 4 * MAX_BLOBS_PER_SKILL
+    def __init__(self, blobs: int = MAX_BLOBS_PER_SKILL) -> None:
+        self.blobs = blobs
+        self.attempts = 4 * blobs
         self.chars = MAX_TOTAL_DECODED_CHARS
 
     def spend(self, decoded: str) -> bool:
@@ -54,14 +57,12 @@ class Budget:
 def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
     """Decoded text blobs in ``text``, in order of appearance, while the budget lasts.
 
-    A blob has no whitespace, so only whitespace-separated words of blob length are examined —
+    A blob has no whitespace, so only runs of non-space characters of blob length are examined —
     far cheaper than running the blob patterns over every character of a large file.
     """
     candidates: list[tuple[int, str, str]] = []
-    cursor = 0
-    for word in [w for w in text.split() if len(w) >= _MIN_BLOB]:
-        offset = text.find(word, cursor)
-        cursor = offset + len(word)
+    for long_word in _LONG_WORD.finditer(text):
+        offset, word = long_word.start(), long_word.group()
         for match in _BASE64.finditer(word):
             candidates.append((offset + match.start(), "base64", match.group()))
         for match in _HEX_ESCAPES.finditer(word):
@@ -75,6 +76,12 @@ def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
         decoded = _decode(encoding, raw[:MAX_BLOB_CHARS])
         if decoded is not None and budget.spend(decoded):
             yield Blob(start, encoding, decoded)
+
+
+def decodes_further(text: str) -> bool:
+    """True when ``text`` holds yet another blob that decodes to text (checked outside the
+    skill's budget, one blob at most): reaching MAX_DEPTH with more to decode is a finding."""
+    return next(find_blobs(text, Budget(blobs=1)), None) is not None
 
 
 def _decode(encoding: str, raw: str) -> str | None:

@@ -5,14 +5,19 @@ author, so it is reserved for unambiguous threats (reverse shells, piping a down
 smuggled instructions…). Every other finding is evidence for Tier 2.
 
 The skill is *high-privilege* when a finding of at least medium confidence carries a privilege
-(the ``privilege`` field of a rule): elevated_execution (sudo/root, setuid, privileged containers,
-admin cloud policies), host_persistence (cron, services, shell start-up files, git hooks),
-agent_config (writing the agent's own instruction/memory files), credential_stores (SSH keys,
+(the ``privilege`` field of a rule) that ``taxonomy.PRIVILEGES`` marks for review, and the kind of
+text it was found in lets it count (``spans``: code shown in documentation does not):
+elevated_execution (sudo/root other than a package install, setuid, privileged containers, admin
+cloud policies), host_persistence (cron, services, shell start-up files, git hooks), agent_config
+(writing the agent's own instruction/memory/settings files), credential_stores (SSH keys,
 cloud/tool credential files, keychains, browser stores, instance metadata), remote_code (running
-downloaded code), remote_access (reverse/bind shells), resource_abuse (miners) and
-unattended_actions (sending, posting or paying without the user's confirmation). Running bundled
-scripts, listing a plain ``Bash`` tool, writing to the workspace or calling a documented API is
-deliberately *not* high privilege: vendor skills do all of that every day.
+downloaded code, unpinned installers included), remote_access (reverse/bind shells),
+resource_abuse (miners), unattended_actions (sending, posting or paying without the user's
+confirmation), tool_hooks (shipped files that make tools run commands) and embedded_credentials
+(credentials in the bundle). package_install (a package manager's install as root) is only
+noted. Running bundled scripts, listing a plain ``Bash`` tool, writing to the workspace or
+calling a documented API is deliberately *not* high privilege: vendor skills do all of that
+every day.
 
 Work is bounded whatever the input: at most MAX_FILE_CHARS of one file and MAX_TOTAL_CHARS of the
 bundle are scanned, pattern matching has a total work budget and decoding its own (whatever is
@@ -24,15 +29,20 @@ from __future__ import annotations
 
 import time
 
+from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
 from grading.tier1.findings import Collector, is_blocking
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
+from grading.tier1.provenance import declared_names, declared_privileges
 from grading.tier1.scanner import ScanContext, scan_file
+from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
 
-ENGINE_VERSION = "tier1-rules/1.1"
+ENGINE_VERSION = "tier1-rules/2.0"
+"""Bumped when the engine changes how it reads files (span labels, flows, deobfuscation); the
+rules and data files have their own version, ``catalogue_version()``."""
 
 
 def scan(files: SkillFiles) -> Tier1Report:
@@ -40,15 +50,22 @@ def scan(files: SkillFiles) -> Tier1Report:
     catalogue = load_catalogue()
     collector = Collector()
     texts = _readable_texts(files, catalogue, collector)
-    context = ScanContext(catalogue, collector)
+    manifest = check_manifest(texts, catalogue, collector)
+    context = ScanContext(
+        catalogue,
+        collector,
+        manifest=manifest.path,
+        declared=declared_names(manifest.name, manifest.description, manifest.urls),
+        shipped=frozenset(path.rsplit("/", 1)[-1] for path in files),
+    )
     for path, text in texts.items():
         scan_file(path, text, context)
     if context.exhausted_in is not None:
         note = "(the scan's matching budget ran out; later rules and files were skipped)"
         collector.add(catalogue.rule("file.not-scanned"), context.exhausted_in, 1, 1, "", note)
-    manifest = check_manifest(texts, catalogue, collector)
     correlate(catalogue, collector)
     check_intent(manifest, catalogue, collector)
+    collector.declare(catalogue.by_id, declared_privileges(manifest.declared_text))
     findings = tuple(
         sorted(
             collector.findings,
@@ -59,7 +76,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     return Tier1Report(
         verdict="FAIL" if any(is_blocking(f) for f in findings) else "PASS",
         findings=findings,
-        high_privilege=bool(privileges),
+        high_privilege=any(PRIVILEGES.get(p, True) for p in privileges),
         privileges=privileges,
         engine_version=ENGINE_VERSION,
         duration_ms=round((time.perf_counter() - started) * 1000, 3),
@@ -106,9 +123,15 @@ def _text_inside(content: bytes) -> str | None:
 
 
 def _privileges(catalogue: Catalogue, collector: Collector) -> tuple[str, ...]:
+    """Privileges of the findings of at least medium confidence whose kind of text lets them
+    count (a privileged command quoted in a discussion does not make the skill privileged)."""
     found: set[str] = set()
     for finding in collector.findings:
-        privilege = catalogue.rule(finding.rule_id).privilege
-        if privilege and CONFIDENCE_ORDER[finding.confidence] >= CONFIDENCE_ORDER["medium"]:
-            found.add(privilege)
+        rule = catalogue.rule(finding.rule_id)
+        if (
+            rule.privilege
+            and CONFIDENCE_ORDER[finding.confidence] >= CONFIDENCE_ORDER["medium"]
+            and adjust(rule.spans_fixed, finding.span).privilege
+        ):
+            found.add(rule.privilege)
     return tuple(sorted(found))

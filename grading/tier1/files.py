@@ -131,16 +131,20 @@ def frontmatter_span(text: str) -> tuple[int, int] | None:
     return front_matter_span(text)
 
 
-def markdown_views(text: str) -> list[View]:
-    """Prose, front matter and per-language fenced-code views of one Markdown file."""
-    regions: dict[str, list[tuple[int, int]]] = {}
-    fm = frontmatter_span(text)
-    prose_start = 0
-    if fm is not None:
-        regions["frontmatter"] = [fm]
-        prose_start = text.find("\n", fm[1]) + 1 or len(text)
-    prose: list[tuple[int, int]] = []
-    position = prose_start
+@dataclass(frozen=True)
+class Fence:
+    """A fenced code block of a Markdown file: its language tag and the span of its body."""
+
+    language: str
+    start: int
+    end: int
+
+
+def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
+    """The fenced code blocks of a Markdown text from ``start`` on, in order (an unclosed fence
+    runs to the end of the text)."""
+    fences: list[Fence] = []
+    position = start
     while True:
         opening = _FENCE_OPEN.search(text, position)
         if opening is None:
@@ -155,10 +159,30 @@ def markdown_views(text: str) -> list[View]:
             re.MULTILINE,
         ).search(text, body_start)
         body_end = closing.start() if closing else len(text)
-        prose.append((position, opening.start()))
-        kind = "prose" if language in _PROSE_FENCES else _FENCE_LANG.get(language, "code")
-        regions.setdefault(kind, []).append((body_start, body_end))
+        fences.append(Fence(language, body_start, body_end))
         position = closing.end() if closing else len(text)
+    return fences
+
+
+def markdown_views(text: str) -> list[View]:
+    """Prose, front matter and per-language fenced-code views of one Markdown file."""
+    regions: dict[str, list[tuple[int, int]]] = {}
+    fm = frontmatter_span(text)
+    prose_start = 0
+    if fm is not None:
+        regions["frontmatter"] = [fm]
+        prose_start = text.find("\n", fm[1]) + 1 or len(text)
+    prose: list[tuple[int, int]] = []
+    position = prose_start
+    for fence in fenced_blocks(text, prose_start):
+        opening = text.rfind("\n", position, fence.start - 1) + 1
+        prose.append((position, max(position, opening)))
+        kind = (
+            "prose" if fence.language in _PROSE_FENCES else _FENCE_LANG.get(fence.language, "code")
+        )
+        regions.setdefault(kind, []).append((fence.start, fence.end))
+        closing_end = text.find("\n", fence.end)
+        position = len(text) if closing_end < 0 else closing_end
     prose.append((position, len(text)))
     regions.setdefault("prose", []).extend(prose)
     return [
@@ -211,11 +235,31 @@ def embedded_script_views(text: str) -> list[View]:
     return [View(kind, _keep_only(text, spans), tuple(spans)) for kind, spans in regions.items()]
 
 
+_SCRIPT_ELEMENT = re.compile(r"(?is)<script\b[^>]{0,400}>(.{0,200000}?)</script\s*>")
+_EVENT_HANDLER = re.compile(r"""(?i)\son[a-z]{3,20}\s*=\s*(["'])(.{1,2000}?)\1""")
+
+
+def script_views(text: str) -> list[View]:
+    """The scripts of an SVG or XML file (``<script>`` elements, ``on…=`` handlers), read as
+    JavaScript: an image can carry code that runs when it is opened in a browser."""
+    lowered = text.lower()
+    if "<script" not in lowered and " on" not in lowered:
+        return []
+    spans = [m.span(1) for m in _SCRIPT_ELEMENT.finditer(text)]
+    spans += [m.span(2) for m in _EVENT_HANDLER.finditer(text)]
+    if not spans:
+        return []
+    spans.sort()
+    return [View("javascript", _keep_only(text, spans), tuple(spans))]
+
+
 def views_of(path: str, text: str) -> list[View]:
     if is_markdown(path):
         return markdown_views(text)
     kinds = file_kinds(path, text)
     views = [View(kind, text) for kind in kinds]
+    if path.lower().endswith((".svg", ".xml", ".xhtml")):
+        views.extend(script_views(text))
     if "shell" in kinds:
         views.extend(v for v in embedded_script_views(text) if v.kind not in kinds)
     return views

@@ -1,21 +1,47 @@
-"""Collects findings for one scan: de-duplicated, capped, and indexed by capability."""
+"""Collects findings for one scan: weighed by where they were found, de-duplicated, capped."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from grading.tier1.catalogue import Rule
+from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding
 
 MAX_HITS_PER_RULE_PER_FILE = 3
 MAX_FINDINGS = 400
 SNIPPET_CHARS = 200
 
+_LOWERED_NOTE = {
+    "example": "(in a documentation example)",
+    "discussion": "(in text discussing it: documentation)",
+    "detection": "(in detection content: a rule or pattern that looks for it)",
+    "negation": "(in a clause forbidding it)",
+    "first_party": "(from the skill's own declared host)",
+    "declared": "(declared by the skill's description: a privilege to review, not deceit)",
+}
+
+
+_DECLARABLE = frozenset({"instruction", "shipped_code", "first_party"})
+
+
+def _rank(finding: Finding) -> tuple[int, int]:
+    """Severity, then confidence: which of two hits of a rule is kept."""
+    return SEVERITY_ORDER[finding.severity], CONFIDENCE_ORDER[finding.confidence]
+
 
 class Collector:
+    """The findings of one scan.
+
+    At most MAX_HITS_PER_RULE_PER_FILE hits of a rule are kept per file — the strongest ones,
+    earliest first among equals — so three quotations in a security guide cannot crowd out the
+    instruction further down the same file.
+    """
+
     def __init__(self) -> None:
         self.findings: list[Finding] = []
-        self.capabilities: dict[str, list[Finding]] = {}
-        self._seen: set[tuple[str, str, int]] = set()
-        self._per_rule_file: dict[tuple[str, str], int] = {}
+        self._slots: dict[tuple[str, str], list[int]] = {}
+        self._at_line: dict[tuple[str, str, int], int] = {}
 
     def add(
         self,
@@ -26,56 +52,89 @@ class Collector:
         snippet: str,
         note: str = "",
         *,
-        severity: str | None = None,
-        confidence: str | None = None,
-        severity_cap: str | None = None,
+        span: str = "",
     ) -> Finding | None:
-        """Record a hit of ``rule``; returns the finding, or None when it was a duplicate/over cap.
-
-        ``severity`` overrides the rule's own (only ever upwards) for context-raised hits;
-        ``confidence`` overrides the rule's own (only ever downwards) for hits whose context makes
-        them less certain, and ``severity_cap`` bounds the severity of hits whose context shows
-        they are documentation rather than instructions.
-        """
-        key = (rule.id, file, line)
-        per_file = (rule.id, file)
-        if key in self._seen or self._per_rule_file.get(per_file, 0) >= MAX_HITS_PER_RULE_PER_FILE:
-            return None
-        if len(self.findings) >= MAX_FINDINGS:
-            return None
-        self._seen.add(key)
-        self._per_rule_file[per_file] = self._per_rule_file.get(per_file, 0) + 1
-        chosen = rule.severity
-        if severity is not None and SEVERITY_ORDER[severity] > SEVERITY_ORDER[chosen]:
-            chosen = severity
-        if severity_cap is not None and SEVERITY_ORDER[severity_cap] < SEVERITY_ORDER[chosen]:
-            chosen = severity_cap
+        """Record a hit of ``rule`` found in text labelled ``span`` (see ``spans``); returns the
+        finding, or None when a stronger one already holds its place."""
+        adjustment = adjust(rule.spans_fixed, span)
+        severity = adjustment.severity(rule.severity)
+        confidence = adjustment.confidence(rule.confidence)
+        if (severity, confidence) != (rule.severity, rule.confidence):
+            note = f"{note} {_LOWERED_NOTE.get(span, '')}".strip()
         finding = Finding(
             rule_id=rule.id,
             category=rule.category,
-            severity=chosen,  # type: ignore[arg-type]
-            confidence=_lower(rule.confidence, confidence),  # type: ignore[arg-type]
+            severity=severity,  # type: ignore[arg-type]
+            confidence=confidence,  # type: ignore[arg-type]
             file=file,
             line=line,
             column=column,
             snippet=_clip(snippet),
             message=f"{rule.description} {note}".strip(),
             remediation=rule.remediation,
+            span=span,
         )
+        return self._place(finding)
+
+    def _place(self, finding: Finding) -> Finding | None:
+        same_line = (finding.rule_id, finding.file, finding.line)
+        if same_line in self._at_line:
+            return self._replace(self._at_line[same_line], finding)
+        slots = self._slots.setdefault((finding.rule_id, finding.file), [])
+        if len(slots) >= MAX_HITS_PER_RULE_PER_FILE:
+            weakest = min(slots, key=lambda i: (_rank(self.findings[i]), -i))
+            return self._replace(weakest, finding)
+        if len(self.findings) >= MAX_FINDINGS:
+            return None
+        slots.append(len(self.findings))
+        self._at_line[same_line] = len(self.findings)
         self.findings.append(finding)
-        for capability in rule.capabilities:
-            self.capabilities.setdefault(capability, []).append(finding)
         return finding
 
-    def has_capped(self, rule_id: str, file: str) -> bool:
-        """True once ``rule_id`` has reported as many hits in ``file`` as it may."""
-        return self._per_rule_file.get((rule_id, file), 0) >= MAX_HITS_PER_RULE_PER_FILE
+    def _replace(self, index: int, finding: Finding) -> Finding | None:
+        current = self.findings[index]
+        if _rank(finding) <= _rank(current):
+            return None
+        del self._at_line[(current.rule_id, current.file, current.line)]
+        self._at_line[(finding.rule_id, finding.file, finding.line)] = index
+        self.findings[index] = finding
+        return finding
 
+    def declare(self, rule_of: dict[str, Rule], privileges: frozenset[str]) -> None:
+        """Relabel ``declared`` the findings whose rule grants one of ``privileges`` (see
+        ``provenance.declared_privileges``), re-weighed by the span policy."""
+        for index, finding in enumerate(self.findings):
+            rule = rule_of[finding.rule_id]
+            if rule.privilege not in privileges or finding.span not in _DECLARABLE:
+                continue
+            adjustment = adjust(rule.spans_fixed, "declared")
+            self.findings[index] = replace(
+                finding,
+                severity=adjustment.severity(finding.severity),  # type: ignore[arg-type]
+                confidence=adjustment.confidence(finding.confidence),  # type: ignore[arg-type]
+                message=f"{finding.message} {_LOWERED_NOTE['declared']}",
+                span="declared",
+            )
 
-def _lower(own: str, override: str | None) -> str:
-    if override is not None and CONFIDENCE_ORDER[override] < CONFIDENCE_ORDER[own]:
-        return override
-    return own
+    def saturated(self, rule: Rule, file: str) -> bool:
+        """True once ``file`` holds as many hits of ``rule`` as it may, all at the rule's full
+        weight: later hits can no longer change anything."""
+        slots = self._slots.get((rule.id, file), [])
+        full = (SEVERITY_ORDER[rule.severity], CONFIDENCE_ORDER[rule.confidence])
+        return len(slots) >= MAX_HITS_PER_RULE_PER_FILE and all(
+            _rank(self.findings[i]) >= full for i in slots
+        )
+
+    def capabilities(self, rule_of: dict[str, Rule]) -> dict[str, list[Finding]]:
+        """Capability → findings declaring it, in file order; hits whose label does not let them
+        feed correlation (discussion, detection content, negation) are left out."""
+        found: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            rule = rule_of[finding.rule_id]
+            if rule.capabilities and adjust(rule.spans_fixed, finding.span).capabilities:
+                for capability in rule.capabilities:
+                    found.setdefault(capability, []).append(finding)
+        return found
 
 
 def _clip(snippet: str) -> str:

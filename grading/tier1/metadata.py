@@ -43,6 +43,15 @@ class Manifest:
     name: str
     description: str
     allowed_tools: tuple[str, ...]
+    urls: tuple[str, ...] = ()
+    """URLs the front matter declares (homepage, repository…): the skill's own hosts."""
+    other_text: str = ""
+    """The rest of the front matter's text (compatibility, metadata…): also declared."""
+
+    @property
+    def declared_text(self) -> str:
+        """Everything the manifest says about the skill, for checks of behaviour against it."""
+        return f"{self.name.replace('-', ' ')} {self.description} {self.other_text}"
 
 
 def manifest_path(paths: list[str]) -> str | None:
@@ -67,8 +76,18 @@ def check_manifest(texts: dict[str, str], catalogue: Catalogue, collector: Colle
         snippet = text[:80] if error.code == skillmd.MISSING_FRONT_MATTER else error.message
         collector.add(catalogue.rule(_RULES[error.code]), path, error.line, 1, snippet)
         return Manifest(path, "", "", ())
-    declared, problems = skillmd.declared_fields(front_matter.data)
-    manifest = Manifest(path, declared.name, declared.description, declared.allowed_tools)
+    data = front_matter.data
+    declared, problems = skillmd.declared_fields(data)
+    manifest = Manifest(
+        path,
+        declared.name,
+        declared.description,
+        declared.allowed_tools,
+        tuple(_urls(data)),
+        " ".join(
+            _text(value)[:500] for key, value in data.items() if key not in ("name", "description")
+        )[:2000],
+    )
     for problem in problems:
         line = _line_of_key(text, _PROBLEM_KEYS.get(problem.code, ""))
         snippet = declared.name if problem.code == skillmd.BAD_NAME else problem.message[:120]
@@ -90,6 +109,27 @@ def _check_trust(manifest: Manifest, text: str, catalogue: Catalogue, collector:
             line = _line_of_key(text, "allowed-tools")
             collector.add(catalogue.rule("metadata.unscoped-shell-tool"), path, line, 1, tool)
             break
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(str(item) for item in value)
+    return str(value)
+
+
+def _urls(value: object, depth: int = 0) -> list[str]:
+    """String values of the front matter that are URLs, at any nesting depth up to 4."""
+    if isinstance(value, str):
+        return [value] if value.startswith(("http://", "https://")) else []
+    if depth >= 4:
+        return []
+    if isinstance(value, dict):
+        return [url for item in value.values() for url in _urls(item, depth + 1)]
+    if isinstance(value, list):
+        return [url for item in value for url in _urls(item, depth + 1)]
+    return []
 
 
 def _line_of_key(text: str, key: str) -> int:

@@ -27,8 +27,13 @@ def well_known() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def _sorted_known(known: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sorted(known))
+def _by_length(known: frozenset[str]) -> dict[int, tuple[str, ...]]:
+    """Known names by length, each bucket sorted: a typo differs in length by one at most, and
+    the name reported must not vary by run."""
+    buckets: dict[int, list[str]] = {}
+    for name in sorted(known):
+        buckets.setdefault(len(name), []).append(name)
+    return {length: tuple(names) for length, names in buckets.items()}
 
 
 def imitated(name: str) -> str | None:
@@ -50,9 +55,11 @@ def imitated(name: str) -> str | None:
 def _near_miss(token: str, known: frozenset[str]) -> str | None:
     if len(token) < _MIN_LENGTH or _is_known(token, known):
         return None
-    for candidate in _sorted_known(known):  # sorted: the name reported must not vary by run
-        if abs(len(candidate) - len(token)) <= 1 and is_typo_of(token, candidate):
-            return candidate
+    buckets = _by_length(known)
+    for length in (len(token) - 1, len(token), len(token) + 1):
+        for candidate in buckets.get(length, ()):
+            if is_typo_of(token, candidate):
+                return candidate
     return None
 
 

@@ -8,6 +8,10 @@ Steps for non-ASCII text (ASCII text is returned untouched — the common, fast 
    ``ig\u200bnore`` matches ``ignore``. (Rules flag their presence on the original text.)
 3. NFKC folds compatibility forms — fullwidth ``ｉｇｎｏｒｅ``, mathematical bold letters,
    ligatures — into their plain equivalents.
+4. Confusables (Unicode TR#39 style): a word whose non-Latin letters all imitate Latin ones
+   (``сurl`` with a Cyrillic ``с``, ``ехес`` spelled in Cyrillic) is mapped to its Latin
+   skeleton (``data/confusables.txt``), so a look-alike command is the command. Words of a real
+   other-script text keep their letters (they contain letters with no Latin look-alike).
 
 None of these steps creates or removes a newline, so line numbers are identical before and after;
 columns on a changed line are mapped back lazily, only for lines that have a finding.
@@ -19,6 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 _TAG_START, _TAG_END = 0xE0000, 0xE007F
 _INVISIBLE = (
@@ -39,6 +44,7 @@ _REMOVABLE = re.compile(
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]+"
 )
 """The characters of ``_REMOVE`` as ranges: a compact class keeps the search fast."""
+_CONFUSABLES_FILE = Path(__file__).with_name("data") / "confusables.txt"
 MAX_TAG_PAYLOAD = 16 * 1024
 """Characters of decoded tag text kept per file; a longer hidden message is already damning."""
 
@@ -74,13 +80,46 @@ def normalise(text: str, *, fold: bool = True) -> Normalised:
         )
         if fold:
             pieces.append(text[cursor:start])
-            pieces.append(unicodedata.normalize("NFKC", _REMOVABLE.sub("", piece)))
+            pieces.append(skeleton(unicodedata.normalize("NFKC", _REMOVABLE.sub("", piece))))
             cursor = end
     if not fold:
         return Normalised(text, False, tuple(hidden))
     pieces.append(text[cursor:])
     cleaned = "".join(pieces)
     return Normalised(cleaned, cleaned != text, tuple(hidden))
+
+
+@lru_cache(maxsize=1)
+def _confusables() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for line in _CONFUSABLES_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            source, target = line.split()[:2]
+            table[ord(source)] = target
+    return table
+
+
+@lru_cache(maxsize=1)
+def _confusable_character() -> re.Pattern[str]:
+    return re.compile("[" + "".join(re.escape(chr(code)) for code in _confusables()) + "]")
+
+
+_LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
+
+
+def skeleton(text: str) -> str:
+    """``text`` with every word made of Latin letters and Latin look-alikes spelled in Latin."""
+    if _confusable_character().search(text) is None:
+        return text  # the common case: no look-alike letter at all
+    table = _confusables()
+
+    def fold(match: re.Match[str]) -> str:
+        word = match.group()
+        if word.isascii() or not all(ch.isascii() or ord(ch) in table for ch in word):
+            return word
+        return word.translate(table)
+
+    return _LETTER_RUN.sub(fold, text)
 
 
 def non_ascii_pieces(text: str, size: int = 4096) -> list[tuple[int, int]]:

@@ -7,14 +7,17 @@ views anchored at the place it was hidden, so its findings point at a real line 
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
+from grading.tier1.deobfuscate import recover
 from grading.tier1.files import View, file_kinds, is_markdown, views_of
 from grading.tier1.findings import Collector
+from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
 from grading.tier1.normalise import (
     Normalised,
@@ -23,6 +26,8 @@ from grading.tier1.normalise import (
     original_column,
     visible,
 )
+from grading.tier1.provenance import URL_HOST, hosts_in, is_first_party, lookalike_of
+from grading.tier1.spans import EXAMPLE, FIRST_PARTY, INSTRUCTION, SHIPPED_CODE, FileSpans
 from grading.types import SEVERITY_ORDER
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
@@ -38,8 +43,18 @@ class _File:
     path: str
     original: str
     normalised: Normalised
+    role: str
+    views: list[View] = field(default_factory=list)
     _line_starts: list[int] | None = None
     original_lines: list[str] | None = None
+    _spans: FileSpans | None = None
+
+    @property
+    def spans(self) -> FileSpans:
+        """The file's span labels, computed on its first hit (most files have none)."""
+        if self._spans is None:
+            self._spans = FileSpans(self.path, self.normalised.text, self.role, self.views)
+        return self._spans
 
     @property
     def line_starts(self) -> list[int]:
@@ -87,6 +102,13 @@ class ScanContext:
 
     catalogue: Catalogue
     collector: Collector
+    manifest: str | None = None
+    """The path of the skill's SKILL.md: its Markdown is instructions, other Markdown is
+    documentation."""
+    declared: frozenset[str] = frozenset()
+    """Names and hosts the manifest declares (see ``provenance``)."""
+    shipped: frozenset[str] = frozenset()
+    """The base names of the bundle's files, to tell shipped scripts from unshipped ones."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
@@ -102,15 +124,27 @@ class ScanContext:
 def scan_file(path: str, text: str, context: ScanContext) -> None:
     catalogue, collector = context.catalogue, context.collector
     data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
-    file = _File(path, text, normalise(text, fold=not data_only))
-    views = views_of(path, file.normalised.text)
+    role = "shipped" if not is_markdown(path) else "manifest" if path == context.manifest else "doc"
+    file = _File(path, text, normalise(text, fold=not data_only), role)
+    views = file.views = views_of(path, file.normalised.text)
     kinds = {view.kind for view in views}
     _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
+    _follow_flows(file, context)
+    _undo_disguises(file, context)
+    _check_hosts(file, context)
+    if file.role != "shipped":
+        _check_unshipped_scripts(file, context)
     if not text.isascii():
         _match_original(file, kinds, context)
         for run in file.normalised.hidden:
             anchor = file.locate_original(run.offset)
-            collector.add(catalogue.rule("unicode.tag-smuggling"), path, *anchor, run.text)
+            collector.add(
+                catalogue.rule("unicode.tag-smuggling"),
+                path,
+                *anchor,
+                run.text,
+                span=file.spans.hidden(),
+            )
             _rescan(file, run.text, anchor, "Unicode tag characters", context)
     if not data_only:
         _rescan_blobs(file, file.normalised.text, None, 1, context)
@@ -127,7 +161,12 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     for rule in context.catalogue.rules_for(frozenset(view.kind for view in views)):
         if markdown and not rule.in_markdown:
             continue
-        file_windows = index.windows(rule)
+        if rule.paths is not None:
+            if not rule.paths.search(file.path):
+                continue
+            file_windows = [(0, len(index.text))] if not rule.keywords else index.windows(rule)
+        else:
+            file_windows = index.windows(rule)
         if not file_windows:
             continue
         done: set[int] = set()
@@ -136,6 +175,8 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
                 continue
             done.add(id(view.text))
             windows = _within(file_windows, view.regions())
+            if rule.context and index.lowered is not None:
+                windows = [w for w in windows if _mentions(index.lowered, w, rule.context)]
             if windows and not _run_rule(file, view, rule, windows, context):
                 return
 
@@ -152,34 +193,40 @@ def _run_rule(
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
+            if rule.min_entropy and entropy(_longest_token(match.group())) < rule.min_entropy:
+                continue
             if view.anchor is not None:
                 line, column = view.anchor
                 snippet = f"[{view.origin}] {line_text.strip()}"
                 note = f"(found in {view.origin})"
+                label = file.spans.hidden()
             else:
                 line, column = file.locate(match.start())
                 snippet = visible(_window(file.original_line(line), column))
                 note = ""
+                label = file.spans.label(match.start(), view.kind)
+                if rule.first_party and label in _HOST_CHECKED and _first_party(line_text, context):
+                    label = FIRST_PARTY
             if rule.category == "hardcoded_secrets":
                 snippet = snippet.replace(match.group(), _redact(match.group()))
-            documented = view.kind == "prose" and _quoted_in_table(
-                line_text, match.start() - _line_start(view.text, match.start())
-            )
-            if documented:
-                note = f"{note} (quoted in a table: documentation)".strip()
-            added = collector.add(
-                rule,
-                file.path,
-                line,
-                column,
-                snippet,
-                note,
-                confidence="low" if documented else None,
-                severity_cap="low" if documented else None,
-            )
-            if added is None and collector.has_capped(rule.id, file.path):
-                break
+            collector.add(rule, file.path, line, column, snippet, note, span=label)
+            if collector.saturated(rule, file.path):
+                return True
     return True
+
+
+_HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
+
+
+def _first_party(line: str, context: ScanContext) -> bool:
+    """True when every URL on the line points at a host the skill declares as its own."""
+    hosts = hosts_in(line)
+    return bool(hosts) and all(is_first_party(host, context.declared) for host in hosts)
+
+
+def _mentions(lowered: str, window: tuple[int, int], needles: tuple[str, ...]) -> bool:
+    start, end = window
+    return any(lowered.find(needle, start, end) >= 0 for needle in needles)
 
 
 def _matches(
@@ -209,6 +256,105 @@ def _within(
     return result
 
 
+def _undo_disguises(file: _File, context: ScanContext) -> None:
+    """Strings assembled from pieces, character codes or shell variables (``deobfuscate``),
+    rescanned like decoded data; reported when what they spell trips a rule."""
+    done: set[int] = set()
+    for view in file.views:
+        if view.kind not in ("shell", "python", "javascript", "code") or id(view.text) in done:
+            continue
+        done.add(id(view.text))
+        for start, end in view.regions():
+            for item in recover(view.text[start:end], view.kind):
+                if not context.spend(file.path, len(item.text) * 8):
+                    return
+                where = file.locate(start + item.start)
+                origin = f"text rebuilt from {item.how}"
+                if _rescan(file, item.text, where, origin, context) >= SEVERITY_ORDER["medium"]:
+                    rule = context.catalogue.rule("obfuscation.disguised-command")
+                    snippet = f"[{origin}] {item.text[:160]}"
+                    context.collector.add(
+                        rule, file.path, *where, snippet, span=file.spans.hidden()
+                    )
+
+
+_FLOW_RULES = {
+    "download-execute": "flow.download-then-execute",
+    "secret-send": "flow.secret-to-network",
+    "env-secret-send": "flow.env-secret-in-body",
+    "capture-send": "flow.capture-to-network",
+}
+
+
+def _follow_flows(file: _File, context: ScanContext) -> None:
+    """Source → sink flows (see ``flows``) in every script view of the file."""
+    done: set[int] = set()
+    for view in file.views:
+        if view.kind not in ("shell", "python", "javascript") or id(view.text) in done:
+            continue
+        done.add(id(view.text))
+        if not context.spend(file.path, sum(end - start for start, end in view.regions())):
+            return
+        for flow in flows(view.text, view.kind, view.regions()):
+            rule = context.catalogue.rule(_FLOW_RULES[flow.kind])
+            line, column = file.locate(flow.offset)
+            snippet = visible(_window(file.original_line(line), column))
+            label = file.spans.label(flow.offset, view.kind)
+            context.collector.add(
+                rule, file.path, line, column, snippet, f"({flow.detail})", span=label
+            )
+
+
+_RUN_SCRIPT = re.compile(
+    r"(?:^|[;&|(]\s{0,4}|\$\(\s{0,4})(?:(?:bash|sh|zsh|source|\.|python3?|node)\s+)?\./([\w/.-]{1,120}\."
+    r"(?:sh|bash|py|js|mjs))\b|(?:^|[;&|(]\s{0,4})(?:bash|sh|zsh|source|\.)\s+([\w/.-]{1,120}\.(?:sh|bash))\b",
+    re.MULTILINE,
+)
+
+
+def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
+    """Scripts an instruction file runs by relative path that the bundle does not contain."""
+    rule = context.catalogue.rule("code.unshipped-script")
+    for view in file.views:
+        if view.kind not in ("shell", "code"):
+            continue
+        for match in (m for s, e in view.regions() for m in _RUN_SCRIPT.finditer(view.text, s, e)):
+            name = (match.group(1) or match.group(2)).rsplit("/", 1)[-1]
+            if name in context.shipped:
+                continue
+            line, column = file.locate(match.start())
+            snippet = visible(_window(file.original_line(line), column))
+            label = file.spans.label(match.start(), view.kind)
+            note = f"({name} is not part of the skill)"
+            context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _check_hosts(file: _File, context: ScanContext) -> None:
+    """Look-alike domains among the URLs of the file (see ``provenance.lookalike_of``)."""
+    text = file.normalised.text
+    if "://" not in text:
+        return
+    rule = context.catalogue.rule("supply-chain.lookalike-domain")
+    seen: set[str] = set()
+    separator = text.find("://")
+    while separator >= 0:
+        start = max(0, separator - 8)
+        match = URL_HOST.search(text, start, separator + 260)
+        separator = text.find("://", separator + 3)
+        if match is None or match.group(1).lower() in seen:
+            continue
+        host = match.group(1).lower()
+        seen.add(host)
+        imitated = lookalike_of(host)
+        if imitated is None:
+            continue
+        line, column = file.locate(match.start())
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(match.start(), "prose")
+        note = f"(imitates {imitated})"
+        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
 def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
     """Rules about the raw characters themselves (invisible Unicode, bidi controls, homoglyphs),
     run only around the characters they are about."""
@@ -230,7 +376,8 @@ def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
             for match in _matches(pattern, file.original, windows):
                 line, column = file.locate_original(match.start())
                 snippet = visible(_window(file.original_line(line), column))
-                context.collector.add(rule, file.path, line, column, snippet)
+                label = file.spans.hidden()
+                context.collector.add(rule, file.path, line, column, snippet, span=label)
 
 
 def _rescan(
@@ -258,27 +405,30 @@ def _rescan_blobs(
                 file.path,
                 *where,
                 f"[{origin}] {blob.decoded[:160]}",
+                span=file.spans.hidden(),
             )
+        label = file.spans.hidden()
+        if _ENCODED_URL.match(blob.decoded):
+            rule = context.catalogue.rule("obfuscation.encoded-endpoint")
+            snippet = f"[{origin}] {blob.decoded[:160]}"
+            context.collector.add(rule, file.path, *where, snippet, span=label)
+        if depth >= 2:
+            rule = context.catalogue.rule("obfuscation.nested-encoding")
+            note = f"(encoded {depth} times)"
+            context.collector.add(rule, file.path, *where, blob.decoded[:160], note, span=label)
         if depth < decoding.MAX_DEPTH:
             _rescan_blobs(file, blob.decoded, where, depth + 1, context)
+        elif decoding.decodes_further(blob.decoded):
+            rule = context.catalogue.rule("obfuscation.decoding-limit")
+            note = f"(still encoded after {depth} layers)"
+            context.collector.add(rule, file.path, *where, blob.decoded[:160], note, span=label)
 
 
-_QUOTES = ('"', "`", "“", "”", "«", "»")
+_ENCODED_URL = re.compile(r"\s{0,4}(?:https?|wss?|ftp)://[^\s/]{3,253}(?:/\S{0,400})?\s{0,4}$")
 
 
 def _line_start(text: str, offset: int, reach: int = 400) -> int:
     return max(text.rfind("\n", max(0, offset - reach), offset) + 1, offset - reach, 0)
-
-
-def _quoted_in_table(line: str, column: int) -> bool:
-    """True when a match sits inside quotes within a Markdown table cell — a catalogue of
-    phrases (a security checklist, a red-team table) rather than an instruction. Such a finding
-    is kept for the reviewer, at low severity and confidence: a security guide listing red flags
-    must not be rejected for quoting them."""
-    if not line.lstrip().startswith("|") or not 0 <= column <= len(line):
-        return False
-    cell = line[line.rfind("|", 0, column) + 1 : column]
-    return sum(cell.count(q) for q in _QUOTES) % 2 == 1
 
 
 def _line_around(text: str, offset: int, reach: int = 400) -> str:
@@ -294,6 +444,24 @@ def _window(line: str, column: int, reach: int = 160) -> str:
         return line
     start = max(0, column - 1 - reach // 2)
     return line[start : start + 2 * reach]
+
+
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9/+_\-]{8,}")
+
+
+def _longest_token(text: str) -> str:
+    return max(_TOKEN_RUN.findall(text), key=len, default="")
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character: random keys are near 5, words and
+    placeholders well below 3.5."""
+    if not text:
+        return 0.0
+    counts: dict[str, int] = {}
+    for ch in text:
+        counts[ch] = counts.get(ch, 0) + 1
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
 
 
 def _redact(secret: str) -> str:

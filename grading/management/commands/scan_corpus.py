@@ -1,8 +1,12 @@
-"""``manage.py scan_corpus ROOT [--json FILE] [--judge NAME]``: grade a labelled corpus offline.
+"""``manage.py scan_corpus ROOT [--json FILE] [--judge NAME] [--cv source]``: grade a labelled
+corpus offline.
 
 Runs Tier 1, the judge and the decision policy on every skill listed in ROOT/manifest.csv — no
 queue, no database — and reports outcome rates per label and per source plus Tier 1 latency.
-Exits non-zero only when the corpus itself is unusable (no manifest, missing columns).
+With ``--cv source`` it also measures how the heuristic judge's fitted weights generalise:
+leave-one-source-out, each source graded by weights fitted on all the others (the in-sample
+table, graded by the shipped weights, is printed first). Exits non-zero only when the corpus
+itself is unusable (no manifest, missing columns).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grading.corpus import CorpusError, read_manifest
-from grading.evaluation import OUTCOMES, grade_corpus, summarise
+from grading.evaluation import OUTCOMES, cross_validate, grade, scan_corpus, summarise
 from grading.judges import get_judge
 
 
@@ -27,6 +31,11 @@ class Command(BaseCommand):
         parser.add_argument("root", type=Path, help="folder holding manifest.csv")
         parser.add_argument("--json", type=Path, help="write the full results to this file")
         parser.add_argument("--judge", help="judge to use (default: settings.SKILLGATE_JUDGE)")
+        parser.add_argument(
+            "--cv",
+            choices=["source"],
+            help="also cross-validate the heuristic judge's weights, leaving one source out",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         root: Path = options["root"]
@@ -35,25 +44,38 @@ class Command(BaseCommand):
         except CorpusError as exc:
             raise CommandError(f"unusable corpus: {exc}") from exc
         judge = get_judge(options["judge"])
-        items = list(
-            grade_corpus(
-                root,
-                judge,
-                auto_approve_min=settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE,
-                review_min=settings.SKILLGATE_REVIEW_MIN_SCORE,
+        if options["cv"] and judge.provider != "heuristic":
+            raise CommandError("--cv fits the heuristic judge's weights: use --judge heuristic")
+        thresholds = {
+            "auto_approve_min": settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE,
+            "review_min": settings.SKILLGATE_REVIEW_MIN_SCORE,
+        }
+        scanned = scan_corpus(root)
+        items = list(grade(scanned, judge, **thresholds))
+        summary = {"corpus": str(root), "judge": judge.version, **summarise(items)}
+        self._print(summary, f"corpus {root} — judge {judge.version} (in-sample)")
+        document: dict[str, Any] = {"summary": summary, "items": [i.to_dict() for i in items]}
+        if options["cv"]:
+            held_out = cross_validate(scanned, **thresholds)
+            cv_summary = {"cv": options["cv"], **summarise(held_out)}
+            self.stdout.write("")
+            self._print(
+                cv_summary,
+                "leave-one-source-out — each source graded by weights fitted without it",
+                timing=False,
             )
-        )
-        summary = {"corpus": str(root), "judge": judge.provider, **summarise(items)}
-        self._print(summary)
+            document["cross_validation"] = {
+                "summary": cv_summary,
+                "items": [i.to_dict() for i in held_out],
+            }
         if options["json"]:
-            document = {"summary": summary, "items": [i.to_dict() for i in items]}
             options["json"].write_text(json.dumps(document, indent=1), encoding="utf-8")
             self.stdout.write(f"wrote {options['json']}")
 
-    def _print(self, summary: dict[str, Any]) -> None:
+    def _print(self, summary: dict[str, Any], title: str, *, timing: bool = True) -> None:
         header = f"{'':34}{'n':>5}" + "".join(f"{o:>14}" for o in OUTCOMES)
         header += f"{'not-auto':>10}{'blocked':>9}"
-        self.stdout.write(f"corpus {summary['corpus']} — judge {summary['judge']}")
+        self.stdout.write(title)
         self.stdout.write(header)
         self.stdout.write("by label")
         for label, row in summary["by_label"].items():
@@ -61,11 +83,12 @@ class Command(BaseCommand):
         self.stdout.write("by source")
         for key, row in summary["by_source"].items():
             self.stdout.write(_row(key, row))
-        timing = summary["tier1_ms"]
-        self.stdout.write(
-            f"tier 1 ms: median {timing['median']:.2f}  p95 {timing['p95']:.2f}"
-            f"  p99 {timing['p99']:.2f}  max {timing['max']:.2f}"
-        )
+        if timing:
+            ms = summary["tier1_ms"]
+            self.stdout.write(
+                f"tier 1 ms: median {ms['median']:.2f}  p95 {ms['p95']:.2f}"
+                f"  p99 {ms['p99']:.2f}  max {ms['max']:.2f}"
+            )
         for error in summary["errors"]:
             self.stderr.write(f"not graded: {error['id']}: {error['error']}")
 

@@ -1,10 +1,27 @@
-"""The heuristic judge's documented formula, case by case."""
+"""The heuristic judge: fitted weights over Tier 1's evidence, explained finding by finding."""
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
+from grading.judges.features import FEATURE_SET, extract
 from grading.judges.heuristic import HeuristicJudge
+from grading.judges.weights import Weights, WeightsError, default_weights
 from grading.taxonomy import CRITERIA
 from grading.types import Confidence, Finding, Severity, Tier1Report
+
+WEIGHTS = Weights(
+    feature_set=FEATURE_SET,
+    intercept=-3.0,
+    coefficients={
+        "category:exfiltration": 4.0,
+        "category:concealment": 3.0,
+        "category:persistence": 2.0,
+        "corroboration:2-groups": 1.0,
+    },
+)
 
 
 def finding(
@@ -19,92 +36,114 @@ def report(*findings: Finding) -> Tier1Report:
     return Tier1Report("PASS", findings, False, (), "test", 0.0)
 
 
-def test_no_evidence_scores_100_and_passes() -> None:
-    judgement = HeuristicJudge().judge({}, report())
-    assert (judgement.score, judgement.verdict, judgement.confidence) == (100, "PASS", 0.9)
-    assert judgement.concerns == ()
-    assert set(judgement.criteria) == set(CRITERIA)
+def judge(*findings: Finding, **kwargs):
+    return HeuristicJudge(weights=WEIGHTS, **kwargs).judge({}, report(*findings))
 
 
-def test_one_certain_high_finding_sends_to_review_and_two_reject() -> None:
-    one = report(finding("a", "exfiltration", "high", "high"))
-    two = report(
-        finding("a", "exfiltration", "high", "high"), finding("b", "persistence", "high", "high")
-    )
-    assert (HeuristicJudge().judge({}, one).score, HeuristicJudge().judge({}, one).verdict) == (
-        70,
-        "CONCERNS",
-    )
-    assert (HeuristicJudge().judge({}, two).score, HeuristicJudge().judge({}, two).verdict) == (
-        30,
-        "FAIL",
-    )
+def test_no_evidence_scores_the_prior_and_passes() -> None:
+    judgement = judge()
+    assert judgement.score == round(100 * (1 - 1 / (1 + math.exp(3.0)))) == 95
+    assert judgement.verdict == "PASS" and judgement.concerns == ()
+    assert judgement.notes["contributions"] == []
+    assert set(judgement.criteria) == set(CRITERIA) and set(judgement.criteria.values()) == {100}
 
 
-def test_evidence_of_different_kinds_corroborates() -> None:
-    same_group = report(
-        finding("a", "exfiltration", "medium", "medium"),
-        finding("b", "credential_access", "medium", "medium"),
+def test_the_score_is_the_fitted_model_and_each_contribution_is_listed() -> None:
+    judgement = judge(
+        finding("exfil.a", "exfiltration", "critical", "high"),
+        finding("hide.b", "concealment", "medium", "medium"),
     )
-    two_groups = report(
-        finding("a", "exfiltration", "medium", "medium"),
-        finding("b", "concealment", "medium", "medium"),
-    )
-    four_groups = report(
-        finding("a", "exfiltration", "medium", "medium"),
-        finding("b", "concealment", "medium", "medium"),
-        finding("c", "persistence", "medium", "medium"),
-        finding("d", "supply_chain", "medium", "medium"),
-    )
-    weak = report(
-        finding("a", "exfiltration", "medium", "medium"),
-        finding("b", "concealment", "medium", "low"),
-        finding("c", "persistence", "low", "high"),
-    )
-    judge = HeuristicJudge()
-    assert judge.judge({}, same_group).score == 81
-    assert judge.judge({}, two_groups).score == 71
-    assert judge.judge({}, two_groups).notes["corroborating_groups"] == [
-        "data_protection",
-        "transparency",
+    contributions = {row["feature"]: row for row in judgement.notes["contributions"]}
+    assert set(contributions) == {
+        "category:exfiltration",
+        "category:concealment",
+        "corroboration:2-groups",
+    }
+    assert contributions["category:exfiltration"]["weight"] == 4.0
+    assert contributions["category:exfiltration"]["findings"] == [
+        "exfil.a (critical/high) SKILL.md:1"
     ]
-    assert judge.judge({}, four_groups).score == round(100 - 4 * 9.6 - 20)
-    assert judge.judge({}, weak).score == round(100 - 9.6 - 6 - 4)
+    logit = -3.0 + sum(row["contribution"] for row in contributions.values())
+    assert judgement.score == round(100 * (1 - 1 / (1 + math.exp(-logit))))
+    assert judgement.verdict == "FAIL"
+    assert [c.evidence.split(":")[0] for c in judgement.concerns] == ["exfil.a", "hide.b"]
 
 
-def test_repeats_of_one_rule_count_once_and_the_worst_repeat_counts() -> None:
-    repeated = report(
+def test_evidence_only_lowers_the_score() -> None:
+    findings = [
+        finding("a", "persistence", "medium", "medium"),
+        finding("b", "exfiltration", "high", "medium"),
+        finding("c", "concealment", "low", "low"),
+        finding("d", "metadata", "low", "high"),
+    ]
+    scores = [judge(*findings[:n]).score for n in range(len(findings) + 1)]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_repeats_of_a_rule_count_once_and_the_strongest_repeat_counts() -> None:
+    once = judge(finding("a", "exfiltration", "medium", "high"))
+    repeated = judge(
         finding("a", "exfiltration", "medium", "low", line=1),
         finding("a", "exfiltration", "medium", "high", line=2),
         finding("a", "exfiltration", "medium", "high", line=3),
     )
-    assert HeuristicJudge().judge({}, repeated).score == 88
+    assert repeated.score == once.score
 
 
-def test_confidence_scales_the_penalty_and_info_costs_nothing() -> None:
-    mixed = report(
-        finding("a", "concealment", "critical", "medium"),
-        finding("b", "capability", "info", "high"),
-        finding("c", "metadata", "low", "high"),
+def test_format_problems_and_capabilities_are_not_evidence_of_harm() -> None:
+    assert (
+        extract(
+            [finding("m", "metadata", "low", "high"), finding("c", "capability", "info", "high")]
+        ).values
+        == {}
     )
-    judgement = HeuristicJudge().judge({}, mixed)
-    assert judgement.score == 100 - 48 - 4
-    assert [c.category for c in judgement.concerns] == ["concealment", "metadata"]
 
 
 def test_injection_evidence_caps_the_score_below_the_pass_threshold() -> None:
-    injection = report(finding("x", "tool_poisoning", "high", "medium"))
-    lenient = HeuristicJudge(pass_min=70, concerns_min=50)
-    judgement = lenient.judge({}, injection)
-    assert judgement.score == 69
-    assert judgement.verdict == "CONCERNS"
-    assert judgement.notes["injection_cap"] is True
+    injection = judge(finding("x", "tool_poisoning", "high", "medium"), pass_min=70)
+    assert injection.score == 69 and injection.verdict == "CONCERNS"
+    assert injection.notes["injection_cap"] is True
 
 
 def test_criteria_are_scored_per_group_of_categories() -> None:
-    judgement = HeuristicJudge().judge(
-        {}, report(finding("a", "reverse_shell", "critical", "high"))
+    judgement = judge(finding("a", "exfiltration", "critical", "high"))
+    assert judgement.criteria["data_protection"] < 50
+    assert judgement.criteria["system_safety"] == 100
+
+
+def test_the_weights_are_injected_and_named_in_every_judgement() -> None:
+    heavier = Weights(FEATURE_SET, -3.0, {**WEIGHTS.coefficients, "category:exfiltration": 5.0})
+    assert heavier.version != WEIGHTS.version
+    light = HeuristicJudge(weights=WEIGHTS).judge(
+        {}, report(finding("a", "exfiltration", "high", "high"))
     )
-    assert judgement.criteria["execution_safety"] == 40
-    assert judgement.criteria["data_protection"] == 100
-    assert judgement.provider == "heuristic"
+    heavy = HeuristicJudge(weights=heavier).judge(
+        {}, report(finding("a", "exfiltration", "high", "high"))
+    )
+    assert heavy.score < light.score
+    assert light.judge_version == f"heuristic/{WEIGHTS.version}" != heavy.judge_version
+    assert HeuristicJudge().version == f"heuristic/{default_weights().version}"
+
+
+def test_weights_are_validated() -> None:
+    with pytest.raises(WeightsError, match="non-negative"):
+        Weights(FEATURE_SET, -3.0, {"category:exfiltration": -1.0})
+    with pytest.raises(WeightsError, match="unknown features"):
+        Weights(FEATURE_SET, -3.0, {"rule:exec.pipe-to-shell": 1.0})
+    with pytest.raises(WeightsError, match="features/"):
+        Weights("features/0", -3.0, {})
+    assert Weights.from_dict(WEIGHTS.to_dict()) == WEIGHTS
+
+
+def test_the_shipped_weights_pass_a_clean_skill_and_reject_strong_evidence() -> None:
+    shipped = HeuristicJudge()
+    assert shipped.judge({}, report()).verdict == "PASS"
+    strong = shipped.judge(
+        {},
+        report(
+            finding("a", "exfiltration", "critical", "medium"),
+            finding("b", "credential_access", "high", "high"),
+            finding("c", "concealment", "critical", "medium"),
+        ),
+    )
+    assert strong.verdict == "FAIL"

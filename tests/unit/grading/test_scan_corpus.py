@@ -104,3 +104,25 @@ def test_a_manifest_without_the_required_columns_is_a_clear_error(tmp_path: Path
     (tmp_path / "manifest.csv").write_text("name,file\nx,y.json\n", encoding="utf-8")
     with pytest.raises(CommandError, match="lacks column"):
         scan_corpus(tmp_path)
+
+
+def test_cross_validation_prints_the_in_sample_and_the_left_out_tables(tmp_path: Path) -> None:
+    root = write_corpus(tmp_path / "corpus")
+    output = tmp_path / "results.json"
+    printed = scan_corpus(root, "--cv", "source", "--json", str(output))
+    assert "(in-sample)" in printed and "leave-one-source-out" in printed
+    document = json.loads(output.read_text(encoding="utf-8"))
+    held_out = {item["id"] for item in document["cross_validation"]["items"]}
+    # "vendor" is the only benign source: without it there is nothing to fit, so it is not held out
+    assert held_out == {"bad-1", "bad-2", "bad-3"}
+    assert document["summary"]["judge"].startswith("heuristic/weights-")
+
+
+def test_fit_weights_writes_the_same_weights_for_the_same_corpus(tmp_path: Path) -> None:
+    root = write_corpus(tmp_path / "corpus")
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for target in (first, second):
+        call_command("fit_weights", str(root), "--out", str(target), stdout=io.StringIO())
+    assert first.read_bytes() == second.read_bytes()
+    weights = json.loads(first.read_text(encoding="utf-8"))
+    assert weights["feature_set"] == "features/1" and weights["fitted"]["samples"] == 4

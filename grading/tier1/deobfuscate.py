@@ -1,0 +1,107 @@
+"""Undoing the cheap disguises of a command, so the rules read what will actually run.
+
+Besides layered encodings (``decoding``), payloads hide from pattern matching by construction:
+``"cu" + "rl"`` (string joins), ``chr(99) + chr(117) + …`` or ``String.fromCharCode(99, 117, …)``
+(character codes), ``a=cu; b=rl; $a$b …`` or ``alias get=curl`` (shell variables and aliases).
+Each recovery here yields the text the construct stands for, with the offset where it starts;
+the scanner rescans it like decoded data, anchored at that place. Everything is bounded: only
+literal pieces are joined, at most MAX_RECOVERED recoveries per text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+MAX_RECOVERED = 32
+MIN_LENGTH = 6
+
+_JOIN = re.compile(
+    r"""(["'])([^"'\n\\]{0,80})\1(?:\s{0,4}\+\s{0,4}(["'])([^"'\n\\]{0,80})\3){1,40}"""
+)
+_PIECE = re.compile(r"""(["'])([^"'\n\\]{0,80})\1""")
+_CHR_RUN = re.compile(
+    r"\bchr\(\s{0,4}\d{1,7}\s{0,4}\)(?:\s{0,4}\+\s{0,4}chr\(\s{0,4}\d{1,7}\s{0,4}\)){3,400}"
+)
+_FROM_CHAR_CODE = re.compile(
+    r"\bString\.fromCharCode\(\s{0,4}(\d{1,7}(?:\s{0,4},\s{0,4}\d{1,7}){3,400})\s{0,4}\)"
+)
+_BYTES_LIST = re.compile(
+    r"\bbytes\(\s{0,4}\[\s{0,4}(\d{1,3}(?:\s{0,4},\s{0,4}\d{1,3}){3,400})\s{0,4}\]\s{0,4}\)"
+)
+_NUMBER = re.compile(r"\d{1,7}")
+_SHELL_ASSIGN = re.compile(
+    r"(?m)^[ \t]{0,20}(?:export\s+)?([A-Za-z_]\w{0,30})="
+    r"(['\"]?)([\w./:@=?&%+-]{1,200})\2[ \t]*(?:;|$)"
+)
+_SHELL_ALIAS = re.compile(r"(?m)^[ \t]{0,20}alias\s+([\w.-]{1,30})=(['\"])([^'\"\n]{1,200})\2")
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """Text a disguise stands for, and the offset of the disguise in the scanned text."""
+
+    start: int
+    text: str
+    how: str
+
+
+def recover(text: str, language: str) -> Iterator[Recovered]:
+    """The disguised strings of ``text`` read as ``language`` (python, javascript or shell)."""
+    found = 0
+    for item in _recoveries(text, language):
+        if len(item.text) >= MIN_LENGTH:
+            yield item
+            found += 1
+            if found >= MAX_RECOVERED:
+                return
+
+
+def _recoveries(text: str, language: str) -> Iterator[Recovered]:
+    if language in ("python", "javascript", "code"):
+        if "+" in text:
+            for match in _JOIN.finditer(text):
+                joined = "".join(piece.group(2) for piece in _PIECE.finditer(match.group()))
+                if match.group().count("+") >= 2 or len(joined) >= 12:
+                    yield Recovered(match.start(), joined, "string join")
+        if "chr(" in text:
+            for match in _CHR_RUN.finditer(text):
+                yield Recovered(match.start(), _characters(match.group()), "character codes")
+        if "fromCharCode" in text:
+            for match in _FROM_CHAR_CODE.finditer(text):
+                yield Recovered(match.start(), _characters(match.group(1)), "character codes")
+        if "bytes(" in text:
+            for match in _BYTES_LIST.finditer(text):
+                yield Recovered(match.start(), _characters(match.group(1)), "byte values")
+    if language == "shell" and ("$" in text or "alias" in text):
+        yield from _shell_substitutions(text)
+
+
+def _characters(numbers: str) -> str:
+    codes = (int(n) for n in _NUMBER.findall(numbers))
+    return "".join(chr(code) for code in codes if 9 <= code <= 0x10FFFF)
+
+
+def _shell_substitutions(text: str) -> Iterator[Recovered]:
+    """Lines that use shell variables or aliases assigned literal values, with them expanded."""
+    values = {m.group(1): m.group(3) for m in _SHELL_ASSIGN.finditer(text)}
+    aliases = {m.group(1): m.group(3) for m in _SHELL_ALIAS.finditer(text)}
+    if not values and not aliases:
+        return
+    offset = 0
+    for line in text.split("\n"):
+        expanded = line
+        if values and "$" in line:
+            expanded = re.sub(
+                r"\$\{?([A-Za-z_]\w{0,30})\}?",
+                lambda m: values.get(m.group(1), m.group()),
+                expanded,
+            )
+        if aliases:
+            words = expanded.split(None, 1)
+            if words and words[0] in aliases:
+                expanded = aliases[words[0]] + (" " + words[1] if len(words) > 1 else "")
+        if expanded != line:
+            yield Recovered(offset, expanded.strip(), "shell variables")
+        offset += len(line) + 1

@@ -1,0 +1,151 @@
+"""Whose host is it? Telling a skill's own, declared homepage from everybody else's.
+
+Installing a tool from the tool's own site (``curl -sSL https://aspire.dev/install.sh | bash`` in
+a skill about Aspire) is an unpinned remote installer — a risk for a reviewer to weigh, not the
+dropper that the same command pointing at an unrelated host is. A host is *first-party* when one
+of its names (the labels left once the public suffix and generic prefixes like ``www``, ``get``
+or ``cdn`` are dropped) is the skill's name, a word of its name or description, or the host of a
+URL its front matter declares. Rules that read hosts (``first_party: true``) label such hits
+``first_party`` and the span policy bounds them.
+
+Look-alikes are the opposite case: ``githuh.com`` or ``0penai.com`` imitate a well-known domain
+so a reader trusts them; see ``lookalike_of``.
+
+Declared privileges are the same idea for behaviour: a privileged action the manifest names
+(``data/declarations.yaml``) is labelled ``declared`` — still high privilege, no longer deceit;
+see ``declared_privileges``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from grading.tier1.names import is_typo_of
+
+_DOMAINS_FILE = Path(__file__).with_name("data") / "well_known_domains.txt"
+_DECLARATIONS_FILE = Path(__file__).with_name("data") / "declarations.yaml"
+_GENERIC_WORDS = frozenset(
+    {
+        "setup", "install", "installer", "tool", "tools", "helper", "helpers", "project", "quick",
+        "data", "skill", "skills", "agent", "agents", "example", "code", "file", "files", "user",
+        "users", "with", "from", "that", "this", "your", "when", "into", "using", "use", "create",
+        "manage", "build", "test", "tests", "docs", "server", "client", "service", "cloud", "web",
+        "plugin", "plugins", "script", "scripts", "update", "updates", "config", "support",
+    }
+)  # fmt: skip
+"""Words too common to identify a product: a host called ``setup`` is nobody's homepage."""
+URL_HOST = re.compile(
+    r"(?i)\b(?:https?|ftp)://(?:[^\s/@\"'`<>]{1,100}@)?([a-z0-9][a-z0-9.-]{1,253})"
+)
+_WORD = re.compile(r"[a-z0-9]{4,}")
+_GENERIC_LABELS = frozenset(
+    {
+        "www", "get", "install", "run", "sh", "raw", "cdn", "download", "downloads", "dl",
+        "api", "docs", "releases", "release", "static", "assets", "files", "packages", "pkg",
+        "repo", "registry", "app", "apps", "web", "dev", "io", "com", "org", "net", "co", "ai",
+        "example", "localhost",
+    }
+)  # fmt: skip
+_SECOND_LEVEL_SUFFIXES = frozenset({"co", "com", "org", "net", "ac", "gov", "edu"})
+_SHARED_HOSTING = (
+    "github.io", "gitlab.io", "vercel.app", "netlify.app", "pages.dev", "workers.dev",
+    "herokuapp.com", "fly.dev", "onrender.com", "railway.app", "deno.dev", "web.app",
+    "firebaseapp.com", "appspot.com", "azurewebsites.net", "cloudfront.net", "surge.sh",
+    "readthedocs.io", "glitch.me", "replit.app", "streamlit.app", "hf.space",
+)  # fmt: skip
+"""Domains under which anyone gets a name: there the owner's name is the label below them."""
+_HOMOGLYPH_DIGITS = str.maketrans({"0": "o", "1": "l", "3": "e", "5": "s", "7": "t", "4": "a"})
+
+
+def declared_names(name: str, description: str, urls: Iterable[str] = ()) -> frozenset[str]:
+    """The words and hosts a skill's manifest declares, lower-case."""
+    words = set(_WORD.findall(f"{name} {description}".lower()))
+    words.update(name.lower().split("-"))
+    for url in urls:
+        match = URL_HOST.search(url)
+        if match:
+            words.update(host_names(match.group(1)))
+    return frozenset(word for word in words if len(word) >= 3 and word not in _GENERIC_WORDS)
+
+
+def host_names(host: str) -> list[str]:
+    """The registrable name of a host, which only its owner chooses: ``run.linkerd.io`` →
+    ``["linkerd"]``, ``pkg.example.co.uk`` → ``["example"]`` (subdomains are anyone's)."""
+    host = host.lower().rstrip(".")
+    for shared in _SHARED_HOSTING:
+        if host.endswith("." + shared):
+            host = host[: -len(shared) - 1] + ".shared"
+            break
+    labels = host.split(".")
+    if len(labels) >= 3 and labels[-2] in _SECOND_LEVEL_SUFFIXES:
+        labels = labels[:-2]
+    elif len(labels) >= 2:
+        labels = labels[:-1]
+    name = labels[-1] if labels else ""
+    return [name] if len(name) >= 3 and name not in _GENERIC_LABELS else []
+
+
+def is_first_party(host: str, declared: frozenset[str]) -> bool:
+    if not declared:
+        return False
+    for label in host_names(host):
+        for part in [label, *label.split("-")]:
+            if part in declared or any(
+                len(word) >= 4 and (word in part or part in word) for word in declared
+            ):
+                return True
+    return False
+
+
+def hosts_in(text: str) -> list[str]:
+    return [match.group(1).lower() for match in URL_HOST.finditer(text)]
+
+
+@lru_cache(maxsize=1)
+def well_known_domains() -> tuple[str, ...]:
+    lines = _DOMAINS_FILE.read_text(encoding="utf-8").splitlines()
+    return tuple(
+        sorted({line.strip().lower() for line in lines if line.strip() and line[0] != "#"})
+    )
+
+
+@lru_cache(maxsize=1)
+def _brands() -> tuple[tuple[str, str], ...]:
+    """(registrable name, domain) of every well-known domain, computed once."""
+    return tuple(
+        (names[0], domain) for domain in well_known_domains() if (names := host_names(domain))
+    )
+
+
+@lru_cache(maxsize=4096)
+def lookalike_of(host: str) -> str | None:
+    """The well-known domain ``host`` imitates (a typo or digit-for-letter swap of its name), or
+    None. The domain itself and its subdomains are not look-alikes."""
+    host = host.lower().rstrip(".")
+    for domain in well_known_domains():
+        if host == domain or host.endswith("." + domain):
+            return None
+    for label in host_names(host):
+        folded = label.translate(_HOMOGLYPH_DIGITS).replace("rn", "m").replace("vv", "w")
+        for brand, domain in _brands():
+            if label == brand:
+                continue
+            if folded == brand or (len(brand) >= 5 and is_typo_of(label, brand)):
+                return domain
+    return None
+
+
+@lru_cache(maxsize=1)
+def _declarations() -> dict[str, re.Pattern[str]]:
+    data = yaml.safe_load(_DECLARATIONS_FILE.read_text(encoding="utf-8"))
+    return {name: re.compile(source, re.IGNORECASE | re.VERBOSE) for name, source in data.items()}
+
+
+def declared_privileges(declared_text: str) -> frozenset[str]:
+    """The privileges a manifest's text openly declares (see ``data/declarations.yaml``)."""
+    return frozenset(name for name, words in _declarations().items() if words.search(declared_text))

@@ -1,0 +1,336 @@
+"""What kind of text a rule hit sits in — and one policy for what that changes.
+
+A skill that *instructs* an attack and a security guide that *explains* one contain the same
+words. Rules match words; this module labels the text around them, once per file, so that one
+policy (``adjust``) can weigh a hit by where it is:
+
+* ``instruction`` — prose, front matter and commands of an instruction file (what the agent is
+  told to do);
+* ``shipped_code`` — scripts, configuration and pages the skill ships;
+* ``example`` — code shown in a documentation file (a documented command, not yet an order);
+* ``discussion`` — an attack explained or quoted: a section about threats or red flags, a line
+  about what attackers do, a phrase quoted in a table;
+* ``detection`` — content that contains what it detects: YARA, Semgrep or Sigma rules, regular
+  expressions, signature lists;
+* ``negation`` — a clause forbidding what it names ("never pipe curl into sh");
+* ``first_party`` — for rules about hosts, a hit whose URLs all point at the skill's own declared
+  host (``provenance``): an installer from the tool's homepage rather than a dropper;
+* ``declared`` — a privileged action the manifest openly names (``provenance``), relabelled
+  after the scan: still a privilege for a reviewer, no longer evidence of deceit.
+
+The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
+and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
+author cannot talk a payload into a harmless label, only a quotation.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grading.tier1.files import View, fenced_blocks
+from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
+
+SPANS_FILE = Path(__file__).with_name("data") / "spans.yaml"
+
+INSTRUCTION = "instruction"
+SHIPPED_CODE = "shipped_code"
+EXAMPLE = "example"
+DISCUSSION = "discussion"
+DETECTION = "detection"
+NEGATION = "negation"
+FIRST_PARTY = "first_party"
+DECLARED = "declared"
+LABELS = (
+    INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED
+)  # fmt: skip
+
+_OVERLAY_ORDER = (DETECTION, DISCUSSION, NEGATION)
+"""When cues overlap, the label that lowers a hit most wins only if it is the more specific:
+detection content inside a discussion section is still detection content."""
+
+_BLOCK_WORDS = ("condition", "pattern", "regex", "detection:", "selection:")
+_LINE_WORDS = ("matches:", "matches :", "catches:", "flags:", "detects:")
+"""Words without which the detection-block and detection-line cues cannot match: checked with
+a plain substring search first, so most files never run those expressions."""
+_CLAUSE_END = re.compile(r"[.;:!?\n]|\s(?:but|then|and\s+then|instead|however)\s")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+([^\n]{1,200})$", re.MULTILINE)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_TABLE_ROW = re.compile(r"^[ \t]{0,3}\|[^\n]{1,2000}$", re.MULTILINE)
+_TABLE_QUOTE = re.compile(r"[\"“«`]([^\"”»`\n|]|\\\|){1,300}[\"”»`]")
+_EXAMPLE_QUOTE = re.compile(
+    r"(?i)\b(?:e\.g\.|for\s+example|such\s+as|phrases?\s+like|like|says?|reads?)\s*[,:]?\s*[\"“']"
+)
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """How a label bounds a hit: at most this severity and confidence; whether it may feed
+    correlation (capabilities) and make the skill high-privilege."""
+
+    severity_max: str = "critical"
+    confidence_max: str = "high"
+    capabilities: bool = True
+    privilege: bool = True
+
+    def severity(self, severity: str) -> str:
+        return min(severity, self.severity_max, key=SEVERITY_ORDER.__getitem__)
+
+    def confidence(self, confidence: str) -> str:
+        return min(confidence, self.confidence_max, key=CONFIDENCE_ORDER.__getitem__)
+
+
+UNCHANGED = Adjustment()
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The compiled contents of ``data/spans.yaml``."""
+
+    policy: dict[str, Adjustment]
+    discussion_headings: re.Pattern[str]
+    discussion_lines: re.Pattern[str]
+    negation_cues: re.Pattern[str]
+    negation_exceptions: re.Pattern[str]
+    detection_files: re.Pattern[str]
+    detection_fences: re.Pattern[str]
+    detection_blocks: re.Pattern[str]
+    detection_headings: re.Pattern[str]
+    detection_lines: re.Pattern[str]
+    detection_code: re.Pattern[str]
+
+
+@lru_cache(maxsize=1)
+def cues() -> Cues:
+    data: dict[str, Any] = yaml.safe_load(SPANS_FILE.read_text(encoding="utf-8"))
+    policy = {label: Adjustment(**(data["policy"].get(label) or {})) for label in LABELS}
+    for label, adjustment in policy.items():
+        if adjustment.severity_max not in SEVERITY_ORDER:
+            raise ValueError(f"spans.yaml: {label}: bad severity_max")
+        if adjustment.confidence_max not in CONFIDENCE_ORDER:
+            raise ValueError(f"spans.yaml: {label}: bad confidence_max")
+    verbose = re.IGNORECASE | re.VERBOSE
+    return Cues(
+        policy=policy,
+        discussion_headings=re.compile(data["discussion_headings"], verbose),
+        discussion_lines=re.compile(data["discussion_lines"], verbose),
+        negation_cues=re.compile(data["negation_cues"], verbose),
+        negation_exceptions=re.compile(data["negation_exceptions"], verbose),
+        detection_files=re.compile(data["detection_files"], verbose),
+        detection_fences=re.compile(data["detection_fences"], re.IGNORECASE),
+        detection_blocks=re.compile(data["detection_blocks"], re.MULTILINE | re.VERBOSE),
+        detection_headings=re.compile(data["detection_headings"], verbose),
+        detection_lines=re.compile(data["detection_lines"]),
+        detection_code=re.compile(data["detection_code"], re.VERBOSE),
+    )
+
+
+def adjust(rule_fixed: bool, label: str) -> Adjustment:
+    """The one policy: how far a hit of a rule is trusted in text of kind ``label``.
+
+    ``rule_fixed`` is the rule's ``spans: fixed`` flag: its hits weigh the same anywhere.
+    """
+    if rule_fixed or not label:
+        return UNCHANGED
+    return cues().policy.get(label, UNCHANGED)
+
+
+class _Intervals:
+    """Sorted, merged (start, end) intervals with membership by bisection."""
+
+    def __init__(self, spans: list[tuple[int, int]]) -> None:
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(spans):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            elif end > start:
+                merged.append((start, end))
+        self._starts = [s for s, _ in merged]
+        self._ends = [e for _, e in merged]
+
+    def __contains__(self, offset: int) -> bool:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index >= 0 and offset < self._ends[index]
+
+
+class FileSpans:
+    """The labels of one file, computed once (on its first hit) and shared by its views.
+
+    ``role`` is ``manifest`` (the SKILL.md), ``doc`` (other Markdown) or ``shipped``; the base
+    label of a view follows from the role and the view's kind, the overlays (detection,
+    discussion, negation) from cues in the text. Discussion and negation are read in prose only:
+    in code, "never" is a word, not a clause.
+    """
+
+    def __init__(self, path: str, text: str, role: str, views: list[View]) -> None:
+        self.role = role
+        set_cues = cues()
+        self._whole = ""
+        self._overlays: dict[str, _Intervals] = {}
+        if role == "shipped" and set_cues.detection_files.search(path.lower()):
+            self._whole = DETECTION
+            return
+        prose = [
+            region
+            for view in views
+            if role != "shipped" and view.kind in ("prose", "frontmatter")
+            for region in view.regions()
+        ]
+        code = [
+            region
+            for view in views
+            if role == "shipped" or view.kind not in ("prose", "frontmatter")
+            for region in view.regions()
+        ]
+        lowered = text.lower()
+        detection: list[tuple[int, int]] = []
+        if any(word in lowered for word in _BLOCK_WORDS):
+            detection.extend(m.span() for m in set_cues.detection_blocks.finditer(text))
+        for start, end in code:
+            for match in set_cues.detection_code.finditer(text, start, end):
+                detection.append((match.start(), _literal_end(text, match.end())))
+        if any(word in lowered for word in _LINE_WORDS):
+            detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
+        if role != "shipped":
+            detection.extend(
+                (fence.start, fence.end)
+                for fence in fenced_blocks(text)
+                if set_cues.detection_fences.match(fence.language)
+            )
+            sections = _sections(text, set_cues.detection_headings)
+            detection.extend(
+                (max(start, low), min(end, high))
+                for low, high in sections
+                for start, end in code
+                if start < high and low < end
+            )
+        self._overlays = {
+            DETECTION: _Intervals(detection),
+            DISCUSSION: _Intervals(_discussion_spans(text, prose, set_cues) if prose else []),
+            NEGATION: _Intervals(_negation_spans(text, prose, set_cues) if prose else []),
+        }
+
+    def base(self, kind: str) -> str:
+        if self.role == "shipped":
+            return SHIPPED_CODE
+        if self.role == "doc" and kind not in ("prose", "frontmatter"):
+            return EXAMPLE
+        return INSTRUCTION
+
+    def hidden(self) -> str:
+        """The label of content recovered from hiding (decoded blobs, tag characters): never a
+        lowered one, whatever surrounds it."""
+        return SHIPPED_CODE if self.role == "shipped" else INSTRUCTION
+
+    def label(self, offset: int, kind: str) -> str:
+        if self._whole:
+            return self._whole
+        for label in _OVERLAY_ORDER:
+            if offset in self._overlays[label]:
+                return label
+        return self.base(kind)
+
+
+def _literal_end(text: str, start: int, reach: int = 2000) -> int:
+    """Where the literal or bracketed list opened just before ``start`` ends (bounded)."""
+    opener = text[start - 1] if start else ""
+    closer = {"[": "]", "(": ")", "{": "}"}.get(opener)
+    if closer is None:
+        end = text.find(opener, start) if opener else -1
+        line_end = text.find("\n", start)
+        if opener in ('"', "'") and text[start - 3 : start] in ('"""', "'''"):
+            end = text.find(opener * 3, start)
+            return end + 3 if 0 <= end - start <= reach else start
+        if end < 0 or (0 <= line_end < end):
+            return line_end if line_end >= 0 else len(text)
+        return end + 1
+    depth, index, limit = 1, start, min(len(text), start + reach)
+    while index < limit and depth:
+        ch = text[index]
+        depth += (ch == opener) - (ch == closer)
+        index += 1
+    return index
+
+
+def _discussion_spans(
+    text: str, prose: list[tuple[int, int]], set_cues: Cues
+) -> list[tuple[int, int]]:
+    """Sections under an attack-discussing heading (code included), prose lines with a
+    discussion cue, and phrases quoted as examples or in table cells."""
+    spans = _sections(text, set_cues.discussion_headings)
+    for region_start, region_end in prose:
+        for match in set_cues.discussion_lines.finditer(text, region_start, region_end):
+            spans.append(_sentence_around(text, match.start(), match.end()))
+        for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
+            quote = text[match.end() - 1]
+            closer = {"“": "”"}.get(quote, quote)
+            end = text.find(closer, match.end(), match.end() + 300)
+            if end > 0 and "\n" not in text[match.end() : end]:
+                spans.append((match.end(), end))
+        spans.extend(_table_spans(text, region_start, region_end, set_cues))
+    return spans
+
+
+def _sections(text: str, cue: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Sections under a level-2-or-lower heading matching ``cue``, up to the next heading of the
+    same or a higher level (a document's title is its subject, not a section)."""
+    spans: list[tuple[int, int]] = []
+    headings = list(_HEADING.finditer(text))
+    for index, heading in enumerate(headings):
+        if len(heading.group(1)) < 2 or not cue.search(heading.group(2)):
+            continue
+        level = len(heading.group(1))
+        end = len(text)
+        for later in headings[index + 1 :]:
+            if len(later.group(1)) <= level:
+                end = later.start()
+                break
+        spans.append((heading.start(), end))
+    return spans
+
+
+def _table_spans(text: str, start: int, end: int, set_cues: Cues) -> Iterator[tuple[int, int]]:
+    """Quoted phrases in table cells; a whole table whose header row announces examples of
+    attacks (red flags, what to look for)."""
+    previous_end, discussing = -2, False
+    for row in _TABLE_ROW.finditer(text, start, end):
+        if row.start() != previous_end + 1:  # the first row of a table: its header
+            discussing = bool(
+                set_cues.discussion_lines.search(row.group())
+                or set_cues.discussion_headings.search(row.group())
+            )
+        previous_end = row.end()
+        if discussing:
+            yield row.span()
+        else:
+            yield from (q.span() for q in _TABLE_QUOTE.finditer(text, row.start(), row.end()))
+
+
+def _sentence_around(text: str, start: int, end: int, reach: int = 400) -> tuple[int, int]:
+    """The sentence holding ``text[start:end]`` (bounded to ``reach`` characters each side)."""
+    low = max(0, start - reach)
+    before = [m.end() for m in _SENTENCE_END.finditer(text, low, start)]
+    after = _SENTENCE_END.search(text, end, min(len(text), end + reach))
+    return (before[-1] if before else low, after.end() if after else min(len(text), end + reach))
+
+
+def _negation_spans(
+    text: str, prose: list[tuple[int, int]], set_cues: Cues
+) -> list[tuple[int, int]]:
+    """From each negation cue in prose to the end of its clause."""
+    spans: list[tuple[int, int]] = []
+    for region_start, region_end in prose:
+        for match in set_cues.negation_cues.finditer(text, region_start, region_end):
+            if set_cues.negation_exceptions.match(text, match.end()):
+                continue
+            limit = min(region_end, match.end() + 300)
+            end = _CLAUSE_END.search(text, match.end(), limit)
+            spans.append((match.end(), end.start() if end else limit))
+    return spans
