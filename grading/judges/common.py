@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from grading.taxonomy import INJECTION_CATEGORIES
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding
 
@@ -15,7 +17,9 @@ def is_injection(finding: Finding) -> bool:
     )
 
 
-def verdict_for(score: int, pass_min: int, concerns_min: int) -> str:
+def verdict_for(
+    score: int, pass_min: int, concerns_min: int
+) -> Literal["PASS", "CONCERNS", "FAIL"]:
     if score >= pass_min:
         return "PASS"
     return "CONCERNS" if score >= concerns_min else "FAIL"

@@ -56,7 +56,7 @@ class HeuristicJudge:
             score = self.pass_min - 1
         return Judgement(
             score=score,
-            verdict=verdict_for(score, self.pass_min, self.concerns_min),  # type: ignore[arg-type]
+            verdict=verdict_for(score, self.pass_min, self.concerns_min),
             concerns=_concerns(vector, contributions),
             criteria={name: self._criterion(vector, cats) for name, cats in CRITERIA.items()},
             confidence=round(max(probability, 1 - probability), 2),

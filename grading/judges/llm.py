@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import json
 import time
+from typing import cast
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 
 from grading.errors import (
     JudgeOutputInvalid,
@@ -69,7 +72,7 @@ class OpenAICompatibleJudge:
         usage = completion.usage
         return Judgement(
             score=score,
-            verdict=verdict_for(score, self.pass_min, self.concerns_min),  # type: ignore[arg-type]
+            verdict=verdict_for(score, self.pass_min, self.concerns_min),
             concerns=answer.concerns,
             criteria=answer.criteria,
             confidence=round(answer.confidence, 3),
@@ -86,21 +89,18 @@ class OpenAICompatibleJudge:
             },
         )
 
-    def _complete(self, messages: list[dict[str, str]]):  # type: ignore[no-untyped-def]
+    def _complete(self, messages: list[dict[str, str]]) -> ChatCompletion:
+        response_format: ResponseFormatJSONSchema = {
+            "type": "json_schema",
+            "json_schema": {"name": "skill_judgement", "schema": OUTPUT_SCHEMA, "strict": True},
+        }
         try:
             return self._client.chat.completions.create(
                 model=self.model,
-                messages=messages,  # type: ignore[arg-type]
+                messages=cast(list[ChatCompletionMessageParam], messages),
                 temperature=0,
                 max_tokens=MAX_OUTPUT_TOKENS,
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": "skill_judgement",
-                        "schema": OUTPUT_SCHEMA,
-                        "strict": True,
-                    },
-                },
+                response_format=response_format,
             )
         except openai.APITimeoutError as exc:
             raise JudgeTimeout(f"no answer from {self.model} in time: {exc}") from exc
@@ -149,7 +149,7 @@ def _strong(severity: str, confidence: str) -> bool:
     )
 
 
-def _content_of(completion) -> str:  # type: ignore[no-untyped-def]
+def _content_of(completion: ChatCompletion) -> str:
     """The answer text, or the reason there is none (truncation, refusal, empty answer)."""
     if not getattr(completion, "choices", None):
         raise JudgeOutputInvalid("the response has no choices")

@@ -240,15 +240,15 @@ def _shell_flows(text: str, regions: Regions) -> Iterator[Flow]:
             _remember(files, match.group(1), DOWNLOAD, position)
         assignment = _SH_ASSIGN.match(line)
         if assignment:
-            name, value = assignment.groups()
-            kind = _shell_source(_EXCLUDED.sub("", value), tainted)
-            if kind:
-                _remember(tainted, name, kind, position)
+            name, value = assignment.group(1), assignment.group(2)
+            assigned = _shell_source(_EXCLUDED.sub("", value), tainted)
+            if assigned:
+                _remember(tainted, name, assigned, position)
         redirect = re.search(r"(?:>|\btee\s+(?:-a\s+)?)\s*[\"']?([^\s\"';|&]{1,200})\s*$", line)
         if redirect:
-            kind = _shell_source(line[: redirect.start()], tainted)
-            if kind:
-                _remember(files, redirect.group(1).rsplit("/", 1)[-1], kind, position)
+            written = _shell_source(line[: redirect.start()], tainted)
+            if written:
+                _remember(files, redirect.group(1).rsplit("/", 1)[-1], written, position)
 
 
 _CHAIN = re.compile(r"\s(?:&&|\|\||;)\s")
@@ -303,10 +303,10 @@ def _code_flows(text: str, regions: Regions) -> Iterator[Flow]:
                 yield Flow(f"{kind}-send", offset, source, _detail(name, kind, source))
         assignment = _ASSIGN.match(line)
         if assignment:
-            name, value = assignment.groups()
-            kind = _code_source(value, tainted)
-            if kind:
-                _remember(tainted, name, kind, number)
+            name, value = assignment.group(1), assignment.group(2)
+            assigned = _code_source(value, tainted)
+            if assigned:
+                _remember(tainted, name, assigned, number)
             elif name in tainted and not any(
                 re.search(rf"\b{re.escape(n)}\b", value) for n in tainted
             ):

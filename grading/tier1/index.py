@@ -22,14 +22,25 @@ in some keyword's window anyway)."""
 
 
 class Keyed(Protocol):
-    """What the index needs to know about a rule (see ``catalogue.Rule``)."""
+    """What the index needs to know about a rule (see ``catalogue.Rule``); read only."""
 
-    keywords: tuple[str, ...]
-    key_of: tuple[str, ...]
-    keys: frozenset[str]
-    key_sets: tuple[frozenset[str], ...]
-    substring_keywords: bool
-    window: tuple[int, int]
+    @property
+    def keywords(self) -> tuple[str, ...]: ...
+
+    @property
+    def key_of(self) -> tuple[str, ...]: ...
+
+    @property
+    def keys(self) -> frozenset[str]: ...
+
+    @property
+    def key_sets(self) -> tuple[frozenset[str], ...]: ...
+
+    @property
+    def substring_keywords(self) -> bool: ...
+
+    @property
+    def window(self) -> tuple[int, int]: ...
 
 
 def key_tokens(keyword: str) -> frozenset[str]:

@@ -56,7 +56,11 @@ class Command(BaseCommand):
         self._print(summary, f"corpus {root} — judge {judge.version} (in-sample)")
         document: dict[str, Any] = {"summary": summary, "items": [i.to_dict() for i in items]}
         if options["cv"]:
-            held_out = cross_validate(scanned, **thresholds)
+            held_out = cross_validate(
+                scanned,
+                auto_approve_min=thresholds["auto_approve_min"],
+                review_min=thresholds["review_min"],
+            )
             cv_summary = {"cv": options["cv"], **summarise(held_out)}
             self.stdout.write("")
             self._print(

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from config.roles import REVIEWERS_GROUP
 from pipeline.services.demo import ensure_account
-from reviews.roles import REVIEWERS_GROUP
 
 
 class Command(BaseCommand):

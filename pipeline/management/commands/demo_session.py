@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from config.roles import REVIEWERS_GROUP
 from pipeline.services.demo import (
     FleetNotReady,
     demo_outcomes,
@@ -20,7 +21,6 @@ from pipeline.services.demo import (
     submit_demo_skills,
     wait_for_fleet,
 )
-from reviews.roles import REVIEWERS_GROUP
 
 READY_TIMEOUT_S = 180
 SETTLE_TIMEOUT_S = 60
