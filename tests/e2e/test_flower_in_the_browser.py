@@ -58,7 +58,7 @@ def demo_fleet(live_db, tmp_path_factory) -> Iterator[DemoFleet]:
         honcho = ManagedProcess(
             "make-run-fleet",
             [str(BIN / "honcho"), "start", "--procfile", "Procfile", "--port", str(web_port),
-             "web", "worker", "flower", "demo"],
+             "web", "worker", "rescan", "flower", "demo"],
             env,
         )  # fmt: skip
         log_start = len(honcho.log())
@@ -80,7 +80,8 @@ def test_flower_lists_the_worker_and_the_demo_submissions_tasks(
     )
     page = context.new_page()
     page.goto(f"{demo_fleet.flower_url}/workers")
-    expect(page.locator("table#workers-table")).to_contain_text("celery@", timeout=30_000)
+    for worker in ("pipeline@", "rescan@"):
+        expect(page.locator("table#workers-table")).to_contain_text(worker, timeout=30_000)
     expect(page.locator("table#workers-table")).to_contain_text("Online")
     page.screenshot(path=screenshots / "flower-workers.png", full_page=True)
 
