@@ -3,6 +3,10 @@
 Every page here is read-only (Django's view-only pages, without Save buttons): states change
 only through pipeline services, reviewers act in the review queue, and the one operator action,
 replaying dead letters, is an admin action that calls the dead-letter service.
+
+The lists run over tables that grow with history (a million submissions, five million audit
+events): each page, filter and search reads an index (pipeline.models) and counts within
+bounds (config.admin_lists), and only indexed columns sort.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from config.admin_lists import HistoryListAdmin, IndexedValuesFilter
 from pipeline import selectors
 from pipeline.models import (
     DeadLetter,
@@ -115,7 +120,7 @@ class AttemptInline(ReadOnlyInline):
     readonly_fields = fields
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(HistoryListAdmin):
     """Viewing needs the model's view (or change) permission, as Django's defaults have it;
     nobody adds, edits or deletes these records in the admin."""
 
@@ -189,11 +194,17 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "created_at",
     )
     list_display_links = ("short_id",)
-    list_filter = (ProgressFilter, "state", "source_kind", "outcome_kind")
+    list_filter = (
+        ProgressFilter,
+        "state",
+        "source_kind",
+        "outcome_kind",
+        ("created_at", admin.DateFieldListFilter),
+    )
     search_fields = ("id", "skill_owner", "skill_name", "repo_url", "submitter__username")
     search_help_text = "Submission id (or its first characters), skill, repository or author."
     list_select_related = ("submitter",)
-    date_hierarchy = "created_at"
+    sortable_by = ("short_id", "created_at")
     inlines = (EventInline, ScanInline, AttemptInline)
     readonly_fields = (
         "id",
@@ -223,6 +234,11 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "state_changed_at",
         "dispatched_at",
     )
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Submission], search_term: str
+    ) -> tuple[QuerySet[Submission], bool]:
+        return selectors.search_submissions(queryset, search_term), False
 
     @admin.display(description="id", ordering="id")
     def short_id(self, submission: Submission) -> str:
@@ -260,9 +276,12 @@ class SubmissionStateEventAdmin(SubmissionColumn, ReadOnlyAdmin):
         "actor",
         "actor_type",
     )
-    list_filter = ("to_state", "actor_type", "trigger")
-    search_fields = ("submission__id", "actor", "trigger")
+    list_filter = ("to_state", "actor_type", ("trigger", IndexedValuesFilter))
+    search_fields = ("submission__id", "actor")
+    search_help_text = "Submission id (or its first characters), or the actor exactly."
     list_select_related = ("submission",)
+    ordering = ("-created_at", "-id")
+    sortable_by = ("created_at",)
     readonly_fields = (
         "created_at",
         "submission",
@@ -274,6 +293,11 @@ class SubmissionStateEventAdmin(SubmissionColumn, ReadOnlyAdmin):
         "details",
         "dwell_ms",
     )
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[SubmissionStateEvent], search_term: str
+    ) -> tuple[QuerySet[SubmissionStateEvent], bool]:
+        return selectors.search_events(queryset, search_term), False
 
     @admin.display(description="details")
     def details(self, event: SubmissionStateEvent) -> str:
@@ -292,8 +316,14 @@ class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
         "error_class",
         "worker",
     )
-    list_filter = ("status", "stage", "error_class", "task_name")
+    list_filter = (
+        "status",
+        "stage",
+        ("error_class", IndexedValuesFilter),
+        ("task_name", IndexedValuesFilter),
+    )
     list_select_related = ("submission",)
+    sortable_by = ("started_at",)
 
 
 @admin.register(DeadLetter)

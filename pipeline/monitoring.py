@@ -25,8 +25,7 @@ from pipeline.models import (
     SubmissionStateEvent,
     TimeoutBucket,
 )
-from pipeline.selectors import is_stuck, stale_submissions, stuck_submissions
-from pipeline.services.attempts import latest_attempt
+from pipeline.selectors import is_stuck, latest_attempts, stale_submissions, stuck_submissions
 from pipeline.states import REVIEW_STATES, TERMINAL_STATES, State
 from pipeline.workflow import END_TO_END_TARGET, STAGE_TARGETS, LatencyTarget
 from reviews.selectors import overdue_review_count
@@ -47,7 +46,7 @@ def queue_status(now: datetime) -> dict[str, Any]:
     """Stale submissions (no progress for 3 minutes), each saying whether it is stuck yet (the
     recovery sweep acts), with stage, age, classification and recovery budget; plus the
     counts and queue depths."""
-    stale_rows = (
+    stale_rows = list(
         stale_submissions(now)
         .order_by("state_changed_at")
         .only(
@@ -59,13 +58,16 @@ def queue_status(now: datetime) -> dict[str, Any]:
             "skill_owner",
             "skill_name",
             "created_at",
-        )
+        )[:STALE_LIST_LIMIT]
     )
+    attempts = latest_attempts([submission.pk for submission in stale_rows])
     depths = queue_depths()
     return {
         "generated_at": now,
         **queue_counts(now),
-        "stale": [_stale_entry(submission, now) for submission in stale_rows[:STALE_LIST_LIMIT]],
+        "stale": [
+            _stale_entry(submission, attempts.get(submission.pk), now) for submission in stale_rows
+        ],
         "queues": depths,
         "broker": broker_status(depths),
     }
@@ -88,8 +90,9 @@ def queue_counts(now: datetime) -> dict[str, Any]:
     }
 
 
-def _stale_entry(submission: Submission, now: datetime) -> dict[str, Any]:
-    attempt = latest_attempt(submission)
+def _stale_entry(
+    submission: Submission, attempt: ProcessingAttempt | None, now: datetime
+) -> dict[str, Any]:
     return {
         "id": str(submission.pk),
         "skill": f"{submission.skill_owner}/{submission.skill_name}",

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.pagination import NewestFirstCursorPagination
 from pipeline import monitoring
 from pipeline.api.permissions import CanHandleDeadLetters, CanViewOperations
 from pipeline.models import DeadLetter
@@ -50,11 +51,13 @@ class DeadLetterSerializer(serializers.ModelSerializer):
 
 
 class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Messages the pipeline gave up on; ``POST …/{id}/replay`` resumes the submission."""
+    """Messages the pipeline gave up on, newest first, a page at a time by cursor (follow
+    `next`); ``POST …/{id}/replay`` resumes the submission."""
 
     permission_classes = [CanHandleDeadLetters]
     serializer_class = DeadLetterSerializer
-    queryset = DeadLetter.objects.select_related("submission").order_by("-created_at")
+    pagination_class = NewestFirstCursorPagination
+    queryset = DeadLetter.objects.all()
 
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["post"])

@@ -8,22 +8,25 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.pagination import NewestFirstCursorPagination
 from pipeline.api.serializers import (
     EventSerializer,
     SubmissionCreateSerializer,
     SubmissionDetailSerializer,
     SubmissionSummarySerializer,
 )
-from pipeline.selectors import SCANS_WITH_RESULTS, visible_submissions
+from pipeline.selectors import SCANS_WITH_RESULTS, for_listing, visible_submissions
 from pipeline.services.submissions import SubmissionRequest, create_submission
 from pipeline.states import reachable_from
 
 
 class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Your submissions (operators see all). Anyone else's submission answers 404."""
+    """Your submissions (operators see all), newest first, a page at a time by cursor (follow
+    `next`). Anyone else's submission answers 404."""
 
     permission_classes = [permissions.IsAuthenticated]
     throttle_scope = "submissions"
+    pagination_class = NewestFirstCursorPagination
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         queryset = visible_submissions(self.request.user)
@@ -31,6 +34,8 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             return queryset.select_related(
                 "review__assignee", "review__decided_by"
             ).prefetch_related(SCANS_WITH_RESULTS)
+        if self.action == "list":
+            return for_listing(queryset)
         return queryset
 
     def get_serializer_class(self):  # type: ignore[no-untyped-def]

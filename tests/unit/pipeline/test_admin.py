@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from urllib.parse import urlencode
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -14,7 +15,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from pipeline.models import DeadLetter, Submission
+from config import listing
+from pipeline.models import DeadLetter, ProcessingAttempt, Submission, SubmissionStateEvent
 from pipeline.services import steps
 from pipeline.services.attempts import StepContext
 from pipeline.states import State
@@ -284,24 +286,152 @@ def test_viewing_dead_letters_does_not_allow_replaying_them(make_user, client):
     assert letter.replay_count == 0
 
 
-# --- lists cost the same whatever their length --------------------------------------------------
+# --- searches and filters read indexes -----------------------------------------------------
 
 
-@pytest.mark.parametrize("changelist", [SUBMISSIONS, DEAD_LETTERS])
-def test_lists_read_a_constant_number_of_queries_whatever_their_length(root, make_user, changelist):
-    def add_rows(count: int, start: int) -> None:
-        for index in range(start, start + count):
-            submission = submission_in(State.TIER1_SCANNING, make_user(f"author{index}"))
-            DeadLetter.objects.create(
-                submission=submission, task_name="pipeline.scan", reason="retries_exhausted"
-            )
+def listed(client, changelist: str, **params: str) -> set[str]:
+    """The skill names a changelist page shows."""
+    page = client.get(changelist, params).text
+    return set(re.findall(r"[\w-]+/([\w-]+)(?: · \w+)?</", page))
 
-    def queries() -> int:
-        with CaptureQueriesContext(connection) as captured:
-            assert root.get(changelist).status_code == 200
-        return len(captured.captured_queries)
 
-    add_rows(2, 0)
-    with_two = queries()
-    add_rows(6, 2)
-    assert queries() == with_two
+def test_a_search_finds_any_part_of_the_skill_repository_or_author_ignoring_case(root, make_user):
+    submission_in(State.RECEIVED, make_user("alice"), name="weather-report")
+    submission_in(
+        State.RECEIVED, make_user("bob"), name="release-notes", repo_url="https://github.com/acme/x"
+    )
+    submission_in(State.RECEIVED, make_user("carol"), name="disk-tidy")
+
+    assert listed(root, SUBMISSIONS, q="ATHER-REP") == {"weather-report"}
+    assert listed(root, SUBMISSIONS, q="github.com/acme") == {"release-notes"}
+    assert listed(root, SUBMISSIONS, q="carol") == {"disk-tidy"}
+    assert listed(root, SUBMISSIONS, q="someorg notes") == {"release-notes"}
+    assert listed(root, SUBMISSIONS, q="someorg tidy") == set()
+
+
+def test_a_few_characters_of_an_id_are_not_an_id_search(root, make_user):
+    wanted = submission_in(State.RECEIVED, make_user(), name="wanted")
+
+    assert listed(root, SUBMISSIONS, q=str(wanted.pk)[:4]) == {"wanted"}
+    assert listed(root, SUBMISSIONS, q=str(wanted.pk)[:3]) == set()
+
+
+def test_audit_events_are_found_by_submission_id_or_actor(root, make_user):
+    submission = published(make_user())
+    other = published(make_user("bob"))
+    events = reverse("admin:pipeline_submissionstateevent_changelist")
+
+    by_id = root.get(events, {"q": str(submission.pk)[:8]}).text
+    assert by_id.count(f"· {str(submission.pk)[:8]}</a>") == 5
+    assert str(other.pk)[:8] not in by_id
+    by_worker = SubmissionStateEvent.objects.filter(actor="worker").count()
+    assert root.get(events, {"q": "worker"}).text.count('<td class="field-actor">') == by_worker
+
+
+def test_submissions_are_filtered_by_the_day_they_came_instead_of_a_date_hierarchy(root, make_user):
+    submission_in(State.RECEIVED, make_user(), name="today")
+    older = submission_in(State.RECEIVED, make_user("bob"), name="last-week")
+    Submission.objects.filter(pk=older.pk).update(created_at=timezone.now() - timedelta(days=8))
+    today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+
+    page = root.get(SUBMISSIONS).text
+    assert "By created at" in page and 'class="xfull"' not in page
+    assert listed(
+        root,
+        SUBMISSIONS,
+        created_at__gte=str(today),
+        created_at__lt=str(today + timedelta(days=1)),
+    ) == {"today"}
+
+
+def test_a_long_list_says_its_count_is_an_estimate(root, make_user, monkeypatch):
+    monkeypatch.setattr(listing, "EXACT_COUNT_UP_TO", 2)
+    for index in range(4):
+        submission_in(State.RECEIVED, make_user(f"author{index}"), name=f"skill-{index}")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE pipeline_submission")
+
+    page = root.get(SUBMISSIONS).text
+
+    assert re.search(r"about \d+ submissions", page)
+    assert "total)" not in page
+
+
+# --- lists cost what they show, not the history ---------------------------------------------
+
+EVENTS = reverse("admin:pipeline_submissionstateevent_changelist")
+ATTEMPTS = reverse("admin:pipeline_processingattempt_changelist")
+
+
+def operator_lists(example: Submission) -> list[str]:
+    """Every pipeline changelist, under each of its filters and with a search."""
+    prefix = str(example.pk)[:8]
+    today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    today_filter = urlencode(
+        {"created_at__gte": str(today), "created_at__lt": str(today + timedelta(days=1))}
+    )
+    return [
+        SUBMISSIONS,
+        f"{SUBMISSIONS}?progress=stale",
+        f"{SUBMISSIONS}?progress=stuck",
+        f"{SUBMISSIONS}?state__exact=PUBLISHED",
+        f"{SUBMISSIONS}?source_kind__exact=inline",
+        f"{SUBMISSIONS}?outcome_kind__exact=verdict",
+        f"{SUBMISSIONS}?{today_filter}",
+        f"{SUBMISSIONS}?q={prefix}",
+        f"{SUBMISSIONS}?q=note",
+        f"{SUBMISSIONS}?q=author",
+        EVENTS,
+        f"{EVENTS}?to_state__exact=PUBLISHED",
+        f"{EVENTS}?actor_type__exact=worker",
+        f"{EVENTS}?trigger__exact=test",
+        f"{EVENTS}?q={prefix}",
+        f"{EVENTS}?q=worker",
+        ATTEMPTS,
+        f"{ATTEMPTS}?status__exact=failed",
+        f"{ATTEMPTS}?stage__exact=TIER1_SCANNING",
+        f"{ATTEMPTS}?error_class__exact=provider_error",
+        f"{ATTEMPTS}?task_name__exact=pipeline.judge",
+        DEAD_LETTERS,
+        f"{DEAD_LETTERS}?reason__exact=retries_exhausted",
+        f"{DEAD_LETTERS}?replayed_at__isempty=1",
+        f"{DEAD_LETTERS}?q={prefix}",
+    ]
+
+
+def add_history(make_user, count: int, start: int) -> None:
+    """``count`` published submissions with their events, scans and attempts, each with a
+    failed attempt and a dead letter, and as many stuck submissions."""
+    for index in range(start, start + count):
+        submission = published(make_user(f"author{index}"))
+        ProcessingAttempt.objects.create(
+            submission=submission,
+            stage=State.TIER2_SCANNING,
+            task_name="pipeline.judge",
+            status=ProcessingAttempt.Status.FAILED,
+            error_class="provider_error",
+            started_at=timezone.now(),
+        )
+        DeadLetter.objects.create(
+            submission=submission, task_name="pipeline.judge", reason="retries_exhausted"
+        )
+        without_progress_for(submission_in(State.TIER1_SCANNING, submission.submitter), 6)
+
+
+def queries_for(client, page: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(page).status_code == 200, page
+    return len(captured.captured_queries)
+
+
+def test_every_list_filter_and_search_reads_as_many_queries_for_twelve_rows_as_for_three(
+    root, make_user
+):
+    add_history(make_user, 3, 0)
+    pages = operator_lists(Submission.objects.earliest("created_at"))
+    with_three = {page: queries_for(root, page) for page in pages}
+
+    add_history(make_user, 9, 3)
+    with_twelve = {page: queries_for(root, page) for page in pages}
+
+    assert with_twelve == with_three

@@ -8,7 +8,9 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -212,3 +214,53 @@ def test_replay_command_replays_pending_dead_letters(make_user, capsys):
     out = capsys.readouterr().out
     assert f"#{letter.pk}: submission {live.pk} re-sent from TIER2_SCANNING" in out
     assert "replayed 1 of 1" in out
+
+
+# --- operator lists cost what they show -------------------------------------------------------
+
+
+def queries_for(client: APIClient, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured.captured_queries)
+
+
+def test_queue_status_and_dead_letters_read_as_many_queries_for_twelve_rows_as_for_three(
+    make_user, staff
+):
+    def add(count: int, start: int) -> None:
+        for index in range(start, start + count):
+            author = make_user(f"author{index}")
+            submission = submission_in(State.TIER1_SCANNING, author)
+            steps.run_scan(str(submission.pk), StepContext("pipeline.scan"))
+            stall(submission, 7)
+            stall(submission_in(State.TIER2_SCANNING, author, name="no-attempt-yet"), 4)
+            DeadLetter.objects.create(
+                submission=submission, task_name="pipeline.scan", reason="retries_exhausted"
+            )
+
+    pages = ["/api/v1/admin/queue/status", "/api/v1/admin/dead-letters"]
+    add(3, 0)
+    with_three = [queries_for(staff, page) for page in pages]
+    add(9, 3)
+    assert [queries_for(staff, page) for page in pages] == with_three
+    stale = staff.get(pages[0]).json()["stale"]
+    assert len(stale) == 24
+    assert {entry["classification"] for entry in stale} == {"none", "not_started"}
+
+
+def test_dead_letters_page_newest_first_by_cursor(make_user, staff):
+    live = submission_in(State.TIER1_SCANNING, make_user())
+    letters = [
+        DeadLetter.objects.create(submission=live, task_name="pipeline.scan", reason="poison")
+        for _ in range(3)
+    ]
+
+    first = staff.get("/api/v1/admin/dead-letters", {"limit": 2}).json()
+    second = staff.get(first["next"]).json()
+
+    assert "count" not in first
+    assert [letter["id"] for letter in first["results"] + second["results"]] == [
+        letter.pk for letter in reversed(letters)
+    ]
+    assert second["next"] is None

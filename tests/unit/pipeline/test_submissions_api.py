@@ -6,12 +6,16 @@ import json
 
 import pytest
 from django.contrib.auth.models import Group
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from pipeline.models import Submission, SubmissionStateEvent
 from pipeline.roles import OPERATORS_GROUP
+from pipeline.states import State
 from registry.models import BundleSnapshot
 from tests.support.skills import benign_files, skill_md
+from tests.unit.pipeline.factories import submission_in
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/submissions"
@@ -177,3 +181,55 @@ def test_malformed_json_is_a_400(api):
 
 def test_an_unknown_submission_is_404(api):
     assert api.get(f"{URL}/00000000-0000-0000-0000-000000000000").status_code == 404
+
+
+# --- the list is a history, read a page at a time ---------------------------------------------
+
+
+def queries_for(client: APIClient, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured.captured_queries)
+
+
+def test_the_list_pages_newest_first_by_cursor_and_counts_nothing(api, author):
+    ids = [str(submission_in(State.RECEIVED, author, name=f"skill-{i}").pk) for i in range(5)]
+    newest_first = ids[::-1]
+
+    first = api.get(URL, {"limit": 2}).json()
+    second = api.get(first["next"]).json()
+    third = api.get(second["next"]).json()
+
+    assert set(first) == {"next", "previous", "results"}
+    assert [s["id"] for s in first["results"]] == newest_first[:2]
+    assert [s["id"] for s in second["results"]] == newest_first[2:4]
+    assert [s["id"] for s in third["results"]] == newest_first[4:]
+    assert third["next"] is None
+    assert [s["id"] for s in api.get(third["previous"]).json()["results"]] == newest_first[2:4]
+
+
+def test_a_page_is_never_larger_than_the_ceiling(api, author, settings):
+    settings.SKILLGATE_MAX_PAGE_SIZE = 2
+    for index in range(3):
+        submission_in(State.RECEIVED, author, name=f"skill-{index}")
+
+    assert len(api.get(URL, {"limit": 100}).json()["results"]) == 2
+
+
+def test_the_list_and_a_submission_read_as_many_queries_for_twelve_rows_as_for_three(
+    make_user, client_for
+):
+    operator = make_user("sam", staff=True)
+    operator.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    api = client_for(operator)
+
+    def add(count: int, start: int) -> None:
+        for index in range(start, start + count):
+            submission_in(State.RECEIVED, make_user(f"author{index}"), name=f"skill-{index}")
+
+    add(3, 0)
+    example = Submission.objects.earliest("created_at").pk
+    pages = [URL, f"{URL}/{example}", f"{URL}/{example}/events"]
+    with_three = [queries_for(api, page) for page in pages]
+    add(9, 3)
+    assert [queries_for(api, page) for page in pages] == with_three
