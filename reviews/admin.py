@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.timesince import timesince
 
+from config.admin_lists import HistoryListAdmin
 from config.roles import is_security
 from grading.labels import category_label, privilege_label
 from pipeline.transitions import TransitionError
@@ -127,7 +128,7 @@ class CategoryFilter(admin.SimpleListFilter):
 
 
 @admin.register(Review)
-class ReviewAdmin(admin.ModelAdmin):
+class ReviewAdmin(HistoryListAdmin):
     list_display = (
         "skill",
         "state",
@@ -150,6 +151,9 @@ class ReviewAdmin(admin.ModelAdmin):
     sortable_by = ()
     actions = None
     list_per_page = 50
+    # Reviewers ask for the filters' counts ("Show counts"): one aggregate over the reviews the
+    # other filters leave, the open queue by default, never the submissions' history.
+    show_facets = admin.ShowFacets.ALLOW
     empty_value_display = "—"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Review]:
