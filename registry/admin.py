@@ -11,14 +11,16 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from config.admin_lists import HistoryListAdmin
 from config.roles import is_security
-from registry import lifecycle, rescans, services
+from registry import lifecycle, rescans, selectors, services
 from registry.models import (
     PublisherMembership,
     PublisherMembershipEvent,
@@ -91,6 +93,16 @@ class VersionInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        """Each row's skill (its name links the row), bundle and submission in the same query,
+        not three more per version; and not the bundle's files, which the row does not show."""
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("skill", "bundle", "submission")
+            .defer("bundle__files", "bundle__manifest")
+        )
+
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
@@ -161,13 +173,15 @@ class VersionEventInline(admin.TabularInline):
 
 
 @admin.register(SkillVersion)
-class SkillVersionAdmin(admin.ModelAdmin):
-    """Versions, read only, with their audit trail and the status actions the user may take."""
+class SkillVersionAdmin(HistoryListAdmin):
+    """Versions, read only, with their audit trail and the status actions the user may take.
+    The list reads an index in its order (skill, newest first), under each filter too."""
 
     list_display = ("__str__", "status", "channel", "published_at", "status_changed_at")
     list_filter = ("status", "channel")
     search_fields = ("skill__owner", "skill__name", "version")
     list_select_related = ("skill",)
+    sortable_by = ()
     fields = (
         "skill",
         "version",
@@ -212,6 +226,11 @@ class SkillVersionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[SkillVersion], search_term: str
+    ) -> tuple[QuerySet[SkillVersion], bool]:
+        return selectors.search_versions(queryset, search_term), False
 
     def get_urls(self) -> list[URLPattern]:
         return [

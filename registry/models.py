@@ -215,6 +215,13 @@ class SkillVersion(models.Model):
         constraints = [
             models.UniqueConstraint("skill", "version", name="skill_version_unique"),
         ]
+        indexes = [
+            # A skill's latest version (registry.selectors) in one index probe; the admin's
+            # list in its order, unfiltered and under each filter.
+            models.Index(fields=["skill", "-id"], name="skill_version_latest"),
+            models.Index(fields=["status", "skill", "-id"], name="skill_version_by_status"),
+            models.Index(fields=["channel", "skill", "-id"], name="skill_version_by_channel"),
+        ]
         ordering = ("skill", "-id")
 
     def __str__(self) -> str:

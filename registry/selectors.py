@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.shortcuts import get_object_or_404
 
+from config.listing import search_words
 from registry.models import Skill, SkillVersion, VersionEvent, VersionStatus
 
 ADVISORY_ACTIONS = (VersionEvent.Action.QUARANTINE, VersionEvent.Action.RESTORE)
@@ -31,6 +32,23 @@ def published_skills() -> QuerySet[Skill]:
         latest_version=Subquery(latest_version.values("version")[:1]),
         latest_published_at=Subquery(latest_version.values("published_at")[:1]),
     ).filter(Exists(SkillVersion.objects.filter(skill=OuterRef("pk")).listed()))
+
+
+def search_versions(queryset: QuerySet[SkillVersion], term: str) -> QuerySet[SkillVersion]:
+    """Versions matching every word of ``term``: a word matches any part of the skill's owner or
+    name (ignoring case), or the version number exactly.
+
+    The skills are looked up first (the registry's skills, not its history of versions), so the
+    versions are read through the index on (skill, id) in the list's order.
+    """
+    for word in search_words(term):
+        skills = list(
+            Skill.objects.filter(Q(owner__icontains=word) | Q(name__icontains=word)).values_list(
+                "pk", flat=True
+            )
+        )
+        queryset = queryset.filter(Q(skill_id__in=skills) | Q(version=word))
+    return queryset
 
 
 def skill_by_name(owner: str, name: str) -> Skill:
