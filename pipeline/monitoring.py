@@ -76,8 +76,9 @@ def queue_status(now: datetime) -> dict[str, Any]:
 def queue_counts(now: datetime) -> dict[str, Any]:
     """The cheap figures: submissions per state, stale, stuck, in flight, dead letters
     pending."""
+    # COUNT(*), not COUNT(id): the index on (state, created_at) answers it without the table.
     by_state = dict(
-        Submission.objects.values_list("state").annotate(n=Count("id")).order_by("state")
+        Submission.objects.values_list("state").annotate(n=Count("*")).order_by("state")
     )
     return {
         "stale_count": stale_submissions(now).count(),
