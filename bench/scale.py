@@ -185,6 +185,7 @@ PAGES: tuple[Page, ...] = (
     _admin("admin versions status", f"{ADMIN_VERSIONS}?status__exact=quarantined"),
     _admin("admin versions channel", f"{ADMIN_VERSIONS}?channel__exact=review"),
     _admin("admin versions search", f"{ADMIN_VERSIONS}?q=skill-42"),
+    _admin("admin versions search number", f"{ADMIN_VERSIONS}?q=1.0.42"),
     _admin("admin version page", f"{ADMIN_VERSIONS}{{version_id}}/change/"),
     Page("api advisories", "/api/v1/advisories?limit=50", "none"),
 )

@@ -221,6 +221,7 @@ class SkillVersion(models.Model):
             models.Index(fields=["skill", "-id"], name="skill_version_latest"),
             models.Index(fields=["status", "skill", "-id"], name="skill_version_by_status"),
             models.Index(fields=["channel", "skill", "-id"], name="skill_version_by_channel"),
+            models.Index(fields=["version"], name="skill_version_by_number"),
         ]
         ordering = ("skill", "-id")
 

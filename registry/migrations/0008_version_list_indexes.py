@@ -1,5 +1,5 @@
 """A skill's latest version in one index probe (the public skills list and pages), and the
-admin's list of versions read off an index in its order, unfiltered and under each filter
+admin's list of versions read off an index, under each filter and searched by number
 (issue 12)."""
 
 from django.db import migrations, models
@@ -22,5 +22,9 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="skillversion",
             index=models.Index(fields=["channel", "skill", "-id"], name="skill_version_by_channel"),
+        ),
+        migrations.AddIndex(
+            model_name="skillversion",
+            index=models.Index(fields=["version"], name="skill_version_by_number"),
         ),
     ]

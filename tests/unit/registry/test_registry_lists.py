@@ -64,6 +64,7 @@ def test_skill_lists_read_as_many_queries_for_twelve_skills_as_for_three(root, m
         (root, f"{VERSIONS}?channel__exact=automatic"),
         (root, f"{VERSIONS}?q=skill"),
         (root, f"{VERSIONS}?q=skill-1+1.0.1"),
+        (root, f"{VERSIONS}?q=1.0.1"),
     ]
     add(3, 0)
     with_three = [queries_for(client, url) for client, url in pages]
