@@ -12,6 +12,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import QuerySet
+from django.forms.models import BaseInlineFormSet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -85,8 +86,24 @@ class PublisherMembershipEventAdmin(admin.ModelAdmin):
         return False
 
 
+# A skill's page lists its newest versions; the versions list has every one.
+VERSIONS_ON_A_SKILLS_PAGE = 50
+
+
+class NewestVersionsFormSet(BaseInlineFormSet):
+    """The newest versions only, so a skill's page costs the same with five versions or five
+    thousand."""
+
+    def get_queryset(self):  # type: ignore[no-untyped-def]
+        if not hasattr(self, "_newest"):
+            self._newest = super().get_queryset()[:VERSIONS_ON_A_SKILLS_PAGE]
+        return self._newest
+
+
 class VersionInline(admin.TabularInline):
     model = SkillVersion
+    formset = NewestVersionsFormSet
+    verbose_name_plural = "newest versions"
     fields = ("version", "status", "channel", "bundle", "submission", "published_at")
     readonly_fields = fields
     show_change_link = True
@@ -123,8 +140,21 @@ class SkillAdmin(admin.ModelAdmin):
         "description",
         "created_at",
         "updated_at",
+        "all_versions",
     )
     inlines = (VersionInline,)
+
+    @admin.display(description="versions")
+    def all_versions(self, skill: Skill) -> str:
+        """How many versions the skill has, linked to the versions list showing them all."""
+        count = skill.versions.count()
+        return format_html(
+            '<a href="{}?skill__id__exact={}">all {} version{}</a>',
+            reverse("admin:registry_skillversion_changelist"),
+            skill.pk,
+            count,
+            "" if count == 1 else "s",
+        )
 
     def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
         return False

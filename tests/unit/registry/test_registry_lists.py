@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from pipeline.services.publishing import publish as publish_submission
 from pipeline.states import State
 from pipeline.transitions import Actor
+from registry import admin as registry_admin
 from registry.models import Skill, SkillVersion
 from tests.support.skills import benign_files
 from tests.unit.pipeline.factories import submission_in
@@ -109,3 +110,20 @@ def test_versions_are_found_by_any_part_of_the_skill_and_their_exact_number(root
     assert found("ATHER") == {"weather-report@1.0.0", "weather-report@1.0.1"}
     assert found("tidy 1.0.1") == {"disk-tidy@1.0.1"}
     assert found("1.0.0") == {"weather-report@1.0.0", "disk-tidy@1.0.0"}
+
+
+def test_a_skills_page_shows_its_newest_versions_and_links_to_them_all(
+    root, make_user, monkeypatch
+):
+    monkeypatch.setattr(registry_admin, "VERSIONS_ON_A_SKILLS_PAGE", 2)
+    author = make_user()
+    for index in range(3):
+        publish(author, "note-taker", f"Version {index}.")
+    skill = Skill.objects.get(name="note-taker")
+
+    page = root.get(reverse("admin:registry_skill_change", args=[skill.pk])).text
+
+    assert re.findall(r'<td class="field-version">\s*<p>([\d.]+)</p>', page) == ["1.0.2", "1.0.1"]
+    listing = f"{VERSIONS}?skill__id__exact={skill.pk}"
+    assert f'<a href="{listing}">all 3 versions</a>' in page
+    assert root.get(listing).text.count('class="field-__str__"') == 3
