@@ -37,10 +37,14 @@ import urllib.request
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._setup import DEFAULT_BROKER_URL, prepare_broker, prepare_database
+
+if TYPE_CHECKING:
+    from registry.models import BundleSnapshot, GradingResult
 
 DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_scale"
 DAYS = 90
@@ -346,26 +350,26 @@ def make_templates() -> dict[str, str]:
     return templates
 
 
-def grading_results(bundle, kind: str) -> dict[int, object]:  # type: ignore[no-untyped-def]
+def grading_results(bundle: BundleSnapshot, kind: str) -> dict[int, GradingResult]:
     """The Tier 1 and Tier 2 results of the template's bundle, made by the real graders and
     recorded by the real service; the decision is the one the kind of submission took."""
     from grading import tier1
     from grading.judges import get_judge
     from grading.records import Thresholds, Tier2Record
-    from grading.types import Decision
+    from grading.types import Decision, DecisionOutcome
     from registry import results
 
     files = bundle.as_bundle().scan_input()
     report = tier1.scan(files)
     judgement = get_judge().judge(files, report)
-    outcome = (
+    outcome: DecisionOutcome = (
         "reject"
         if kind in {"judge_rejected", "retries_exhausted"}
         else "review"
         if kind.startswith("review")
         else "auto_approve"
     )
-    record = Tier2Record(judgement, Decision(outcome, ("bench",)), Thresholds(80, 60))  # type: ignore[arg-type]
+    record = Tier2Record(judgement, Decision(outcome, ("bench",)), Thresholds(80, 60))
     return {
         1: results.record_tier1(bundle.sha256, report),
         2: results.record_tier2(bundle.sha256, report.catalogue_version, record),
@@ -535,7 +539,7 @@ def seeded_examples() -> dict[str, str]:
     submission_id = str(
         Submission.objects.filter(state="PUBLISHED").values_list("id", flat=True).first()
     )
-    skill = Skill.objects.filter(name__startswith="skill-").order_by("name").first()
+    skill = Skill.objects.filter(name__startswith="skill-").order_by("name")[0]
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     return {
         "submission_id": submission_id,

@@ -44,4 +44,5 @@ class IndexedValuesFilter(admin.AllValuesFieldListFilter):
         field_path: str,
     ) -> None:
         super().__init__(field, request, params, model, model_admin, field_path)
-        self.lookup_choices = distinct_values(model, field.name)
+        # A list where Django keeps a queryset of the values: choices() only iterates it.
+        self.lookup_choices = distinct_values(model, field.name)  # type: ignore[assignment]

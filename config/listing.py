@@ -23,7 +23,7 @@ from uuid import UUID
 
 from django.core.paginator import Paginator
 from django.db import connections
-from django.db.models import Model, QuerySet
+from django.db.models import Field, Model, QuerySet
 from django.utils.functional import cached_property
 from django.utils.text import smart_split, unescape_string_literal
 
@@ -66,7 +66,7 @@ class EstimatedCountPaginator(Paginator):
     count_is_estimate = False
 
     @cached_property
-    def count(self) -> int:  # type: ignore[override]
+    def count(self) -> int:
         if not isinstance(self.object_list, QuerySet):
             return len(self.object_list)
         count, self.count_is_estimate = estimated_count(self.object_list)
@@ -78,9 +78,12 @@ def distinct_values(model: type[Model], field_name: str) -> list[Any]:
     recursive query that asks the index for the smallest value greater than the last one found,
     once per value (PostgreSQL 15 has no skip scan of its own)."""
     connection = connections[model._default_manager.db]
+    field = model._meta.get_field(field_name)
+    if not isinstance(field, Field) or field.column is None:
+        raise TypeError(f"{model.__name__}.{field_name} is not a column")
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
-    column = quote(model._meta.get_field(field_name).column)
+    column = quote(field.column)
     sql = (
         f"WITH RECURSIVE found(value) AS ("
         f" SELECT MIN({column}) FROM {table}"

@@ -94,7 +94,7 @@ class NewestVersionsFormSet(BaseInlineFormSet):
     """The newest versions only, so a skill's page costs the same with five versions or five
     thousand."""
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self) -> QuerySet[SkillVersion]:
         if not hasattr(self, "_newest"):
             self._newest = super().get_queryset()[:VERSIONS_ON_A_SKILLS_PAGE]
         return self._newest
@@ -110,7 +110,7 @@ class VersionInline(admin.TabularInline):
     extra = 0
     can_delete = False
 
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SkillVersion]:
         """Each row's skill (its name links the row), bundle and submission in the same query,
         not three more per version; and not the bundle's files, which the row does not show."""
         return (

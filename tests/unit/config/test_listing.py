@@ -71,7 +71,9 @@ def test_distinct_values_come_in_order_one_index_probe_each(make_user):
 
 
 def test_an_ids_first_characters_are_a_range_of_ids():
-    low, high = uuid_prefix_range("3F2A-91")
+    bounds = uuid_prefix_range("3F2A-91")
+    assert bounds is not None
+    low, high = bounds
 
     assert low == UUID("3f2a9100-0000-0000-0000-000000000000")
     assert high == UUID("3f2a91ff-ffff-ffff-ffff-ffffffffffff")

@@ -83,7 +83,7 @@ def test_the_queue_filters(client_for, reviewer, author, make_user):
     assert invalid.status_code == 400 and "state" in invalid.json()["errors"]
 
 
-QUEUE_QUERIES = (
+QUEUE_QUERIES: tuple[dict[str, str], ...] = (
     {},
     {"state": "all"},
     {"state": "PUBLISHED"},
