@@ -1,7 +1,7 @@
 """Admin changelists over tables that grow with history (submissions, audit events, attempts,
 reviews): what Django's defaults do to the whole table, done within bounds instead.
 
-* the paginator counts exactly up to ten thousand rows and estimates past that, and the
+* the paginator counts exactly up to a thousand rows and estimates past that, and the
   unfiltered total ("N total") is not counted at all;
 * filter counts ("Show counts", a COUNT per choice over the table) are off;
 * a filter listing a column's values reads them by a loose index scan (``IndexedValuesFilter``).
