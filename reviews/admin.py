@@ -60,16 +60,15 @@ class StateFilter(admin.SimpleListFilter):
 
     def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
         """Like Django's, with "open" in the place of "All" as the default."""
-        counts = self.get_facet_queryset(changelist) if changelist.add_facets else None
         current = self.value() or selectors.OPEN
-        for index, (key, label) in enumerate(self.lookup_choices):
+        for key, label in self.lookup_choices:
             yield {
                 "selected": current == key,
                 "query_string": changelist.get_query_string(
                     {self.parameter_name: key} if key != selectors.OPEN else {},
                     remove=[self.parameter_name],
                 ),
-                "display": f"{label} ({counts[f'{index}__c']})" if counts else label,
+                "display": label,
             }
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
@@ -151,9 +150,9 @@ class ReviewAdmin(HistoryListAdmin):
     sortable_by = ()
     actions = None
     list_per_page = 50
-    # Reviewers ask for the filters' counts ("Show counts"): one aggregate over the reviews the
-    # other filters leave, the open queue by default, never the submissions' history.
-    show_facets = admin.ShowFacets.ALLOW
+    # No "Show counts": the state filter's counts aggregate every review ever decided, a cost
+    # that grows with the history (1.3 s at 100,000 reviews), not with the queue on screen.
+    show_facets = admin.ShowFacets.NEVER
     empty_value_display = "—"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Review]:

@@ -90,10 +90,8 @@ def test_the_queue_filters_and_search(signed_in, reviewer, security, author, mak
     assert names(state="TIER3_REVIEW") == {"arthur/mine"}
     assert names(q="bea") == {"bea/overdue"}
     assert names(q="escal") == {"arthur/escalated"}
-    with_counts = client.get(QUEUE, {"_facets": "True"}).text
-    assert "Open (waiting or in review) (3)" in with_counts
-    assert "Escalated to security (1)" in with_counts
-    assert "Destructive commands (1)" in with_counts
+    no_counts = client.get(QUEUE, {"_facets": "True"}).text
+    assert "Open (waiting or in review) (3)" not in no_counts
 
 
 def test_the_queue_counts_reviews_and_names_categories_and_privileges_in_words(
