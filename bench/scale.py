@@ -202,7 +202,7 @@ def page_named(name: str) -> Page:
 # --- seeding ---------------------------------------------------------------------------
 
 
-def _columns(cursor, table: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _columns(cursor, table: str) -> list[str]:
     cursor.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
         "ORDER BY ordinal_position",
@@ -211,7 +211,7 @@ def _columns(cursor, table: str) -> list[str]:  # type: ignore[no-untyped-def]
     return [row[0] for row in cursor.fetchall()]
 
 
-def copy_rows(cursor, table: str, source_sql: str, overrides: dict[str, str | None], params=()):  # type: ignore[no-untyped-def]
+def copy_rows(cursor, table: str, source_sql: str, overrides: dict[str, str | None], params=()):
     """``INSERT INTO table SELECT`` every column of the rows ``source_sql`` yields (aliased
     ``t``), taking ``overrides[column]`` as an SQL expression instead; a None override leaves
     the column to its default (serial ids)."""
@@ -230,6 +230,7 @@ def make_templates() -> dict[str, str]:
     from pipeline.models import DeadLetter, ProcessingAttempt, ScanResult, Submission
     from pipeline.outcomes import Outcome, OutcomeCode
     from pipeline.services.publishing import publish
+    from pipeline.states import State
     from pipeline.transitions import Actor, Change, record_received, transition
     from registry.bundles import Bundle
     from registry.models import SkillVersion
@@ -281,8 +282,10 @@ def make_templates() -> dict[str, str]:
                 actor = Actor.worker()
             transition(
                 submission.pk,
-                Change(source, target, f"to-{target.lower()}", actor, outcome=outcome),
-            )  # type: ignore[arg-type]
+                Change(
+                    State(source), State(target), f"to-{target.lower()}", actor, outcome=outcome
+                ),
+            )
         for tier, step in ((1, "pipeline.scan"), (2, "pipeline.judge"), (3, "pipeline.publish")):
             if tier > len(path) - 2:
                 break
@@ -376,7 +379,7 @@ def grading_results(bundle: BundleSnapshot, kind: str) -> dict[int, GradingResul
     }
 
 
-def publish_submission(publish, submission, trigger: str, reviewer) -> None:  # type: ignore[no-untyped-def]
+def publish_submission(publish, submission, trigger: str, reviewer) -> None:
     """Publish through the real service, whatever its signature is this week."""
     import inspect
 
@@ -443,7 +446,7 @@ def seed(total: int) -> None:
 
 def _copy_kind(
     cursor, index: int, kind: str, count: int, template: str, path: tuple[str, ...]
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """``count`` copies of the template submission and its children, ids and times new."""
     recent = kind in {"in_flight"}
     age = (

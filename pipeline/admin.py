@@ -76,7 +76,7 @@ class ScanInline(ReadOnlyInline):
     fields = ("tier", "verdict", "score", "decision", "produced_by", "duration", "late")
     readonly_fields = fields
 
-    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ScanResult]:
         return super().get_queryset(request).select_related("result")
 
     @admin.display(description="verdict")

@@ -21,7 +21,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from config.listing import search_words, uuid_prefix_range
@@ -43,7 +43,7 @@ _LIST_COLUMNS = (
 _AUTOMATED = sorted(state.value for state in AUTOMATED_STATES)
 
 
-def visible_submissions(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Submission]:
+def visible_submissions(user: User | AnonymousUser) -> QuerySet[Submission]:
     """Submissions the user may see: their own, or all for operators (the permission the admin
     checks too). Reviewers see others' submissions only through their review queue."""
     queryset = Submission.objects.select_related("bundle", "published_version__skill")

@@ -52,17 +52,17 @@ class PublisherMembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ("user",)
     fields = ("org", "user")
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None) -> bool:
         return obj is None and super().has_change_permission(request, obj)
 
-    def save_model(self, request, obj, form, change) -> None:  # type: ignore[no-untyped-def]
+    def save_model(self, request, obj, form, change) -> None:
         linked = services.link_publisher(obj.org, obj.user, actor=request.user.get_username())
         obj.pk = linked.pk
 
-    def delete_model(self, request, obj) -> None:  # type: ignore[no-untyped-def]
+    def delete_model(self, request, obj) -> None:
         services.unlink_publisher(obj, actor=request.user.get_username())
 
-    def delete_queryset(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+    def delete_queryset(self, request, queryset) -> None:
         for membership in queryset.select_related("org", "user"):
             services.unlink_publisher(membership, actor=request.user.get_username())
 
@@ -76,13 +76,13 @@ class PublisherMembershipEventAdmin(admin.ModelAdmin):
     search_fields = ("org", "username", "actor")
     readonly_fields = ("created_at", "action", "org", "username", "actor")
 
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
 
@@ -120,10 +120,10 @@ class VersionInline(admin.TabularInline):
             .defer("bundle__files", "bundle__manifest")
         )
 
-    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None) -> bool:
         return False
 
 
@@ -156,14 +156,14 @@ class SkillAdmin(admin.ModelAdmin):
             "" if count == 1 else "s",
         )
 
-    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request, obj=None) -> bool:
         """A record, not a form: published skills change only by publishing."""
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request, obj=None) -> bool:
         return False
 
 

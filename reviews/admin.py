@@ -6,7 +6,8 @@ each action the reviewer may take. The admin only translates: every rule is in r
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -20,6 +21,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.timesince import timesince
 
+from config.accounts import signed_in
 from config.admin_lists import HistoryListAdmin
 from config.roles import is_security
 from grading.labels import category_label, privilege_label
@@ -32,6 +34,9 @@ from reviews.models import Review, VersionReview
 from reviews.rescan_reviews import DecisionUnavailable, decide, decisions_for
 from reviews.selectors import open_version_reviews
 from reviews.services import ACTIONS, Action, ReviewForbidden
+
+if TYPE_CHECKING:
+    from django.contrib.admin.filters import _ListFilterChoices
 
 ACTION_LABELS: dict[Action, str] = {
     Action.ASSIGN: "Assign to a reviewer",
@@ -58,7 +63,7 @@ class StateFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [(key, label) for key, label in selectors.QUEUE_STATES.items()]
 
-    def choices(self, changelist: Any) -> Iterator[dict[str, Any]]:
+    def choices(self, changelist: Any) -> Iterator[_ListFilterChoices]:
         """Like Django's, with "open" in the place of "All" as the default."""
         current = self.value() or selectors.OPEN
         for key, label in self.lookup_choices:
@@ -84,7 +89,7 @@ class AssigneeFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Review]) -> QuerySet[Review]:
         if self.value() == "me":
-            return selectors.assigned_to(queryset, request.user)
+            return selectors.assigned_to(queryset, signed_in(request.user))
         if self.value() == "nobody":
             return queryset.filter(assignee__isnull=True)
         return queryset
@@ -278,10 +283,11 @@ class ReviewAdmin(HistoryListAdmin):
             chosen = Action(action)
         except ValueError as unknown:
             raise Http404(f"no action {action!r}") from unknown
-        form = action_form(chosen, review, request.user, request.POST)
+        user = signed_in(request.user)
+        form = action_form(chosen, review, user, request.POST)
         if form.is_valid():
             try:
-                done = ACTIONS[chosen](review.pk, request.user, **form.arguments())
+                done = ACTIONS[chosen](review.pk, user, **form.arguments())
             except ValidationError as invalid:
                 form.add_error(None, invalid)
             except (ReviewForbidden, TransitionError) as refused:
@@ -300,7 +306,7 @@ class ReviewAdmin(HistoryListAdmin):
         try:
             mark_finding(
                 review.pk,
-                request.user,
+                signed_in(request.user),
                 request.POST.get("rule_id", ""),
                 request.POST.get("file", ""),
                 int(request.POST.get("line", "0") or 0),
@@ -329,8 +335,8 @@ class ReviewAdmin(HistoryListAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         try:
-            return selectors.review_queue().get(pk=object_id)
-        except (Review.DoesNotExist, ValidationError) as missing:
+            return selectors.review_queue().get(pk=UUID(object_id))
+        except (Review.DoesNotExist, ValueError) as missing:
             raise Http404(f"no review {object_id}") from missing
 
     def _detail_url(self, review: Review) -> str:
@@ -343,13 +349,13 @@ class ReviewAdmin(HistoryListAdmin):
         bound: dict[Action, Form],
         status: int = 200,
     ) -> TemplateResponse:
-        page = review_page(review, request.user)
+        page = review_page(review, signed_in(request.user))
         forms = [
             {
                 "action": action,
                 "label": ACTION_LABELS[action],
                 "help": ACTION_HELP[action],
-                "form": bound.get(action) or action_form(action, review, request.user),
+                "form": bound.get(action) or action_form(action, review, signed_in(request.user)),
                 "url": reverse("admin:reviews_review_act", args=[review.pk, action.value]),
             }
             for action in page.actions
@@ -375,12 +381,14 @@ def _success_message(action: Action, review: Review) -> str:
     submission = review.submission
     name = f"{submission.skill_owner}/{submission.skill_name}"
     if action == Action.ASSIGN:
+        assert review.assignee is not None  # an assignment sets it
         return f"Assigned {name} to {review.assignee.get_username()} for Tier 3 review."
     if action == Action.UNASSIGN:
         return f"Unassigned {name}: it is back in the queue."
     if action == Action.ESCALATE:
         return f"Escalated {name} to security."
     if action == Action.APPROVE:
+        assert submission.published_version is not None  # an approval publishes
         return f"Approved {name}: published as version {submission.published_version.version}."
     return f"Rejected {name}."
 
@@ -433,7 +441,7 @@ class VersionReviewAdmin(admin.ModelAdmin):
         if request.method == "POST":
             decision, reason = request.POST.get("decision", ""), request.POST.get("reason", "")
             try:
-                decide(review.pk, request.user, decision, reason)
+                decide(review.pk, signed_in(request.user), decision, reason)
             except (ReviewForbidden, DecisionUnavailable, ValidationError) as refused:
                 messages.error(request, f"Could not decide: {_plain(refused)}")
             else:

@@ -13,7 +13,14 @@ from reviews.selectors import eligible_assignees
 from reviews.services import REASON_MAX_LENGTH, Action
 
 
-class ReasonForm(forms.Form):
+class ActionForm(forms.Form):
+    """A form whose cleaned data become the action service's keyword arguments."""
+
+    def arguments(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class ReasonForm(ActionForm):
     reason = forms.CharField(
         max_length=REASON_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
@@ -48,7 +55,7 @@ class AssigneeField(forms.ModelChoiceField):
         return f"{obj.get_username()} (me)" if obj.pk == self.me else obj.username
 
 
-class AssignForm(forms.Form):
+class AssignForm(ActionForm):
     assignee = AssigneeField()
 
     def __init__(self, *args: Any, review: Review, user: User, **kwargs: Any) -> None:
@@ -64,7 +71,7 @@ class AssignForm(forms.Form):
         return {"assignee": self.cleaned_data["assignee"].get_username()}
 
 
-def action_form(action: Action, review: Review, user: User, data: Any = None) -> forms.Form:
+def action_form(action: Action, review: Review, user: User, data: Any = None) -> ActionForm:
     """The form for ``action``, bound to ``data`` when given, prefixed so that several forms
     on one page keep their own fields and errors."""
     if action == Action.ASSIGN:

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import BooleanField, Case, ExpressionWrapper, Q, QuerySet, Value, When
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -75,7 +75,7 @@ def in_state(queryset: QuerySet[Review], state: str) -> QuerySet[Review]:
     return queryset.filter(decided_at__isnull=state in REVIEW_STATES, submission__state=state)
 
 
-def assigned_to(queryset: QuerySet[Review], user: AbstractBaseUser) -> QuerySet[Review]:
+def assigned_to(queryset: QuerySet[Review], user: User) -> QuerySet[Review]:
     return queryset.filter(assignee=user)
 
 
@@ -94,7 +94,7 @@ def with_category(queryset: QuerySet[Review], category: str) -> QuerySet[Review]
 
 def filter_queue(
     queryset: QuerySet[Review],
-    user: AbstractBaseUser,
+    user: User,
     *,
     state: str = OPEN,
     assignee: str | None = None,

@@ -19,7 +19,7 @@ The actions and the state machine:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from enum import StrEnum
 from uuid import UUID
@@ -382,7 +382,7 @@ def reject(submission_id: UUID, user: User, reason: str) -> Review:
     return _fresh(review)
 
 
-ACTIONS = {
+ACTIONS: dict[Action, Callable[..., Review]] = {
     Action.ASSIGN: assign,
     Action.UNASSIGN: unassign,
     Action.APPROVE: approve,

@@ -33,7 +33,7 @@ class CanHandleDeadLetters(permissions.BasePermission):
     message = _MESSAGE
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        needed = (VIEW_OPERATIONS, VIEW_DEAD_LETTERS)
+        needed: tuple[str, ...] = (VIEW_OPERATIONS, VIEW_DEAD_LETTERS)
         if request.method not in permissions.SAFE_METHODS:
             needed += (REPLAY_DEAD_LETTERS,)
         return _has_all(request, needed)

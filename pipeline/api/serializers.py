@@ -138,7 +138,15 @@ class SubmissionSummarySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ("id", "url", "state", "skill", "outcome", "created_at", "updated_at")
+        fields: tuple[str, ...] = (
+            "id",
+            "url",
+            "state",
+            "skill",
+            "outcome",
+            "created_at",
+            "updated_at",
+        )
 
     @extend_schema_field(
         {"type": "object", "properties": {"owner": {"type": "string"}, "name": {"type": "string"}}}
@@ -158,7 +166,8 @@ class SubmissionSummarySerializer(serializers.ModelSerializer):
 
 
 class SubmissionDetailSerializer(SubmissionSummarySerializer):
-    source = serializers.SerializerMethodField()
+    # The API's field is named "source"; DRF's Field.source is another (instance) attribute.
+    source = serializers.SerializerMethodField()  # type: ignore[assignment]
     bundle_sha256 = serializers.CharField(source="bundle_id")
     scans = serializers.SerializerMethodField()
     version = serializers.SerializerMethodField()

@@ -4,7 +4,7 @@ from rest_framework.routers import SimpleRouter
 from pipeline.api.operators import DeadLetterViewSet, QueueMetricsView, QueueStatusView
 from pipeline.api.views import SubmissionViewSet
 
-router = SimpleRouter(trailing_slash="")
+router = SimpleRouter(trailing_slash=False)
 router.register("submissions", SubmissionViewSet, basename="submission")
 router.register("admin/dead-letters", DeadLetterViewSet, basename="dead-letter")
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 
+from config.accounts import signed_in
 from config.pagination import NewestFirstCursorPagination
 from pipeline.api.serializers import (
     EventSerializer,
@@ -15,6 +18,7 @@ from pipeline.api.serializers import (
     SubmissionDetailSerializer,
     SubmissionSummarySerializer,
 )
+from pipeline.models import Submission
 from pipeline.selectors import SCANS_WITH_RESULTS, for_listing, visible_submissions
 from pipeline.services.submissions import SubmissionRequest, create_submission
 from pipeline.states import reachable_from
@@ -28,7 +32,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     throttle_scope = "submissions"
     pagination_class = NewestFirstCursorPagination
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self) -> QuerySet[Submission]:
         queryset = visible_submissions(self.request.user)
         if self.action == "retrieve":
             return queryset.select_related(
@@ -38,14 +42,14 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             return for_listing(queryset)
         return queryset
 
-    def get_serializer_class(self):  # type: ignore[no-untyped-def]
+    def get_serializer_class(self) -> type[serializers.BaseSerializer]:
         if self.action == "create":
             return SubmissionCreateSerializer
         if self.action == "list":
             return SubmissionSummarySerializer
         return SubmissionDetailSerializer
 
-    def get_throttles(self):  # type: ignore[no-untyped-def]
+    def get_throttles(self) -> list[BaseThrottle]:
         return super().get_throttles() if self.action == "create" else []
 
     @extend_schema(
@@ -57,7 +61,9 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         serializer = SubmissionCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         submission = create_submission(
-            request.user, SubmissionRequest(**serializer.validated_data), trigger="api-submission"
+            signed_in(request.user),
+            SubmissionRequest(**serializer.validated_data),
+            trigger="api-submission",
         )
         submission = self.get_queryset().prefetch_related(SCANS_WITH_RESULTS).get(pk=submission.pk)
         body = SubmissionDetailSerializer(submission, context={"request": request}).data

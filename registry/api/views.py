@@ -37,7 +37,7 @@ class SkillList(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = SkillSummarySerializer
 
-    def get_queryset(self):  # type: ignore[no-untyped-def]
+    def get_queryset(self):
         return selectors.published_skills().order_by("owner", "name")
 
 
@@ -47,7 +47,7 @@ class SkillDetail(generics.RetrieveAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = SkillDetailSerializer
 
-    def get_object(self):  # type: ignore[no-untyped-def]
+    def get_object(self):
         return selectors.skill_by_name(self.kwargs["owner"], self.kwargs["name"])
 
 
@@ -58,7 +58,7 @@ class SkillVersionDetail(generics.RetrieveAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = VersionDetailSerializer
 
-    def get_object(self):  # type: ignore[no-untyped-def]
+    def get_object(self):
         return selectors.skill_version(
             self.kwargs["owner"], self.kwargs["name"], self.kwargs["version"]
         )
