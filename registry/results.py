@@ -7,40 +7,86 @@ that finds nothing new adds no row.
 
 from __future__ import annotations
 
+from django.db import connection
+from django.utils import timezone
+
+from config.statements import (
+    column,
+    prepared,
+    single_statements,
+    table,
+    without_waiting_for_disk,
+)
 from grading.records import Tier2Record, encode_tier1, encode_tier2
 from grading.types import Tier1Report
 from registry.models import GradingResult
 
+_KEY = ("bundle_id", "tier", "catalogue_version", "judge_version")
+_FIELDS = (*_KEY, "verdict", "score", "decision", "report", "duration_ms", "created_at")
+
 
 def record_tier1(bundle_sha256: str, report: Tier1Report) -> GradingResult:
-    result, _ = GradingResult.objects.get_or_create(
-        bundle_id=bundle_sha256,
-        tier=GradingResult.Tier.TIER1,
-        catalogue_version=report.catalogue_version,
-        judge_version="",
-        defaults={
-            "verdict": report.verdict,
-            "report": encode_tier1(report),
-            "duration_ms": report.duration_ms,
-        },
+    return _recorded(
+        GradingResult(
+            bundle_id=bundle_sha256,
+            tier=GradingResult.Tier.TIER1,
+            catalogue_version=report.catalogue_version,
+            judge_version="",
+            verdict=report.verdict,
+            report=encode_tier1(report),
+            duration_ms=report.duration_ms,
+        )
     )
-    return result
 
 
 def record_tier2(bundle_sha256: str, catalogue_version: str, record: Tier2Record) -> GradingResult:
     """The judge's verdict on the bundle given the Tier 1 report of ``catalogue_version``."""
     judgement = record.judgement
-    result, _ = GradingResult.objects.get_or_create(
-        bundle_id=bundle_sha256,
-        tier=GradingResult.Tier.TIER2,
-        catalogue_version=catalogue_version,
-        judge_version=judgement.judge_version,
-        defaults={
-            "verdict": judgement.verdict,
-            "score": judgement.score,
-            "decision": record.decision.outcome,
-            "report": encode_tier2(record),
-            "duration_ms": judgement.duration_ms,
-        },
+    return _recorded(
+        GradingResult(
+            bundle_id=bundle_sha256,
+            tier=GradingResult.Tier.TIER2,
+            catalogue_version=catalogue_version,
+            judge_version=judgement.judge_version,
+            verdict=judgement.verdict,
+            score=judgement.score,
+            decision=record.decision.outcome,
+            report=encode_tier2(record),
+            duration_ms=judgement.duration_ms,
+        )
     )
+
+
+def _recorded(result: GradingResult) -> GradingResult:
+    """The stored result with ``result``'s key: ``result`` itself, stored now, or the one
+    stored before.
+
+    On PostgreSQL a new result takes one statement (an insert that yields to an existing row).
+    Outside a transaction it commits without waiting for the disk: a result is a deterministic
+    fact about a bundle, cheap to compute again, and whatever later commits durably and points
+    to it (a scan, a version) flushes it to disk first, the log being written in order.
+    """
+    key = {name: getattr(result, name) for name in _KEY}
+    if not single_statements():
+        stored, _ = GradingResult.objects.get_or_create(
+            **key,
+            defaults={name: getattr(result, name) for name in _FIELDS[len(_KEY) : -1]},
+        )
+        return stored
+    result.created_at = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table(GradingResult)}"
+            f" ({', '.join(column(GradingResult, name) for name in _FIELDS)})"
+            f" VALUES ({', '.join(['%s'] * len(_FIELDS))})"
+            f" ON CONFLICT ({', '.join(column(GradingResult, name) for name in _KEY)}) DO NOTHING"
+            f" RETURNING id{without_waiting_for_disk()}",
+            [prepared(GradingResult, name, getattr(result, name)) for name in _FIELDS],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return GradingResult.objects.get(**key)
+    result.pk = row[0]
+    result._state.adding = False
+    result._state.db = connection.alias
     return result
