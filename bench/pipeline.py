@@ -192,10 +192,11 @@ def main() -> None:
 
     from django.contrib.auth import get_user_model
 
-    prepare_broker(args.broker_url)
     from config.celery import app
 
+    app.conf.broker_url = args.broker_url
     refuse_stale_workers(app)
+    prepare_broker(args.broker_url)
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url}
     author, _ = get_user_model().objects.get_or_create(username=f"bench-{uuid.uuid4().hex[:6]}")
     run = uuid.uuid4().hex[:6]
