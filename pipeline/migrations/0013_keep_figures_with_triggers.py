@@ -56,19 +56,20 @@ def _pg_hour(column):
     return f"date_trunc('hour', {column}, 'UTC')"
 
 
-def _pg_event_figures(events):
-    """Statements adding the events of relation ``events`` (aliased e) to their figures."""
+def _pg_event_figures(events, shard=PG_SHARD):
+    """Statements adding the events of relation ``events`` (aliased e) to their figures, in
+    ``shard`` (a random one for the triggers; the backfill, alone, needs no spreading)."""
     hour = _pg_hour("e.created_at")
     end_to_end_ms = "(EXTRACT(EPOCH FROM (e.created_at - s.created_at)) * 1000)::float8"
     return [
         f"""INSERT INTO {HOURLY_TRANSITIONS} AS t (hour, to_state, shard, count)
-            SELECT {hour}, e.to_state, {PG_SHARD}, count(*) FROM {events} e GROUP BY 1, 2
+            SELECT {hour}, e.to_state, {shard}, count(*) FROM {events} e GROUP BY 1, 2
             ON CONFLICT (hour, to_state, shard) DO UPDATE SET count = t.count + excluded.count""",
         f"""INSERT INTO {TRANSITION_TOTAL} AS t (to_state, shard, count)
-            SELECT e.to_state, {PG_SHARD}, count(*) FROM {events} e GROUP BY 1
+            SELECT e.to_state, {shard}, count(*) FROM {events} e GROUP BY 1
             ON CONFLICT (to_state, shard) DO UPDATE SET count = t.count + excluded.count""",
         f"""INSERT INTO {HOURLY_LATENCY} AS t (hour, stage, bucket, shard, count)
-            SELECT hour, stage, bucket, {PG_SHARD}, count(*) FROM (
+            SELECT hour, stage, bucket, {shard}, count(*) FROM (
                 SELECT {hour} AS hour, e.from_state AS stage,
                        width_bucket(e.dwell_ms, {PG_BOUNDS}) AS bucket
                 FROM {events} e WHERE e.dwell_ms IS NOT NULL AND e.from_state IS NOT NULL
@@ -83,11 +84,11 @@ def _pg_event_figures(events):
     ]
 
 
-def _pg_message_figures(attempts):
+def _pg_message_figures(attempts, shard=PG_SHARD):
     """Add the attempts of relation ``attempts`` (aliased a) that are the first of their step
     message (no earlier attempt with the same task id) to the messages per hour."""
     return f"""INSERT INTO {HOURLY_MESSAGES} AS t (hour, shard, count)
-        SELECT {_pg_hour("a.started_at")}, {PG_SHARD}, count(*) FROM {attempts} a
+        SELECT {_pg_hour("a.started_at")}, {shard}, count(*) FROM {attempts} a
         WHERE NOT EXISTS (
             SELECT 1 FROM {ATTEMPTS} earlier WHERE earlier.task_id = a.task_id AND earlier.id < a.id
         )
@@ -305,7 +306,7 @@ def install(apps, schema_editor):
             with transaction_of(connection):
                 if postgresql:
                     chunk = f"(SELECT * FROM {EVENTS} WHERE id > {first} AND id <= {last})"
-                    statements = _pg_event_figures(chunk)
+                    statements = _pg_event_figures(chunk, shard="0")
                 else:
                     statements = _sqlite_event_figures(EVENTS, f"e.id > {first} AND e.id <= {last}")
                 for statement in statements:
@@ -315,7 +316,7 @@ def install(apps, schema_editor):
             with transaction_of(connection):
                 if postgresql:
                     chunk = f"(SELECT * FROM {ATTEMPTS} WHERE id > {first} AND id <= {last})"
-                    cursor.execute(_pg_message_figures(chunk))
+                    cursor.execute(_pg_message_figures(chunk, shard="0"))
                 else:
                     cursor.execute(_sqlite_message_figures(f"a.id > {first} AND a.id <= {last}"))
 
