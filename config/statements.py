@@ -106,6 +106,14 @@ def _readers(
     return readers
 
 
+def converted(model: type[models.Model], field_name: str, value: Any) -> Any:
+    """A raw column value of ``model.field_name`` converted as a queryset would (JSON parsed…)."""
+    ((_, expression, converters),) = _readers(model, (field_name,))
+    for converter in converters:
+        value = converter(value, expression, connection)
+    return value
+
+
 def _field_name(model: type[models.Model], name: str) -> str:
     """The field called ``name``, or whose attribute (``…_id`` of a foreign key) is ``name``."""
     for field in model._meta.concrete_fields:

@@ -4,9 +4,9 @@ submission, where, since when, and how the last one failed."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import DatabaseError, connection, transaction
@@ -57,6 +57,8 @@ class Started:
 
     submission: Submission
     attempt: ProcessingAttempt
+    read: dict[str, Any] = field(default_factory=dict)
+    """The values of the step's extra ``reads``, as the database returned them."""
 
 
 def start_attempt(
@@ -64,18 +66,21 @@ def start_attempt(
     context: StepContext,
     stages: frozenset[State],
     bundle_fields: tuple[str, ...] = (),
+    reads: Mapping[str, str] | None = None,
 ) -> Started | None:
     """The submission, if it waits for this step (its state is one of ``stages``), with the
     step's attempt recorded as running; None when there is nothing to do (already done, moved
     on, or gone). ``bundle_fields`` are the bundle's columns the step reads (its files, its
-    manifest), loaded with the submission.
+    manifest), loaded with the submission; ``reads`` are scalar SQL expressions of the
+    submission row (aliased ``submission``) the step needs too, e.g. its stored Tier 1 report.
 
-    On PostgreSQL one statement reads the submission and records the attempt. A redelivered
-    message takes the long way: its lost deliveries are counted first, and a crash loop raises
+    On PostgreSQL one statement reads all of it and records the attempt. A redelivered message
+    takes the long way: its lost deliveries are counted first, and a crash loop raises
     CrashLoopDetected before the step runs again.
     """
+    reads = reads or {}
     if single_statements() and not context.redelivered:
-        return _start_in_one_statement(submission_id, context, stages, bundle_fields)
+        return _start_in_one_statement(submission_id, context, stages, bundle_fields, reads)
     submission = Submission.objects.select_related("bundle").filter(pk=submission_id).first()
     if submission is None or submission.state not in stages:
         _nothing_to_do(submission_id, context, submission)
@@ -85,7 +90,16 @@ def start_attempt(
         raise CrashLoopDetected(
             f"the worker died {lost} times running {context.task_name} on this submission"
         )
-    return begin_attempt(submission, context)
+    started = begin_attempt(submission, context)
+    if reads:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {', '.join(f'({expression})' for expression in reads.values())}"
+                f" FROM {table(Submission)} submission WHERE submission.id = %s",
+                [prepared(Submission, "id", submission.pk)],
+            )
+            started.read.update(zip(reads, cursor.fetchone(), strict=True))
+    return started
 
 
 def begin_attempt(submission: Submission, context: StepContext) -> Started:
@@ -177,10 +191,11 @@ def _start_in_one_statement(
     context: StepContext,
     stages: frozenset[State],
     bundle_fields: tuple[str, ...],
+    reads: Mapping[str, str],
 ) -> Started | None:
-    """Read the submission (and the bundle's ``bundle_fields``) and, if it waits for the step,
-    insert the running attempt, in one statement. Outside a transaction the statement commits
-    on its own without waiting for the disk (see ``_without_waiting_for_disk``)."""
+    """Read the submission (the bundle's ``bundle_fields``, the ``reads``) and, if it waits for
+    the step, insert the running attempt, in one statement. Outside a transaction the statement
+    commits on its own without waiting for the disk (see ``_without_waiting_for_disk``)."""
     submission_fields = concrete_field_names(Submission)
     bundle_columns = "".join(
         f", b.{column(BundleSnapshot, name)} AS bundle_{name}" for name in bundle_fields
@@ -211,8 +226,9 @@ def _start_in_one_statement(
         f" ({', '.join(column(ProcessingAttempt, name) for name in _ATTEMPT_FIELDS)})"
         f" SELECT submission.id, submission.{state}, {', '.join(['%s'] * len(values))}"
         f" FROM submission WHERE submission.{state} = ANY(%s) RETURNING id)"
-        f" SELECT submission.*, attempt.id{without_waiting_for_disk()}"
-        " FROM submission LEFT JOIN attempt ON true"
+        f" SELECT submission.*, attempt.id"
+        f"{''.join(f', ({expression})' for expression in reads.values())}"
+        f"{without_waiting_for_disk()} FROM submission LEFT JOIN attempt ON true"
     )
     with connection.cursor() as cursor:
         cursor.execute(
@@ -242,7 +258,12 @@ def _start_in_one_statement(
     attempt.pk, attempt.submission_id, attempt.stage = attempt_id, submission.pk, submission.state
     attempt._state.adding = False
     attempt._state.db = connection.alias
-    return Started(submission, attempt)
+    first_read = count + len(bundle_fields) + 1
+    return Started(
+        submission,
+        attempt,
+        dict(zip(reads, row[first_read : first_read + len(reads)], strict=True)),
+    )
 
 
 def _nothing_to_do(submission_id: str, context: StepContext, submission: Submission | None) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
-from django.db.models import Subquery
+from django.db import connection, transaction
 
+from config.statements import column, prepared, table
 from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.states import State
@@ -94,8 +94,21 @@ def _published_message(publication: registry.Publication) -> str:
 def _record_verdict(version: SkillVersion, submission: Submission) -> None:
     """The new version's current verdict is the one its submission received; a re-scan
     replaces it later. One statement: the version points to the submission's results."""
-    scans = ScanResult.objects.filter(submission_id=submission.pk, is_late=False)
-    SkillVersion.objects.filter(pk=version.pk).update(
-        tier1_result_id=Subquery(scans.filter(tier=ScanResult.Tier.TIER1).values("result_id")[:1]),
-        tier2_result_id=Subquery(scans.filter(tier=ScanResult.Tier.TIER2).values("result_id")[:1]),
-    )
+
+    def result_of(tier: int) -> str:
+        return (
+            f"(SELECT {column(ScanResult, 'result')} FROM {table(ScanResult)}"
+            f" WHERE {column(ScanResult, 'submission')} = %s"
+            f" AND {column(ScanResult, 'tier')} = {int(tier)}"
+            f" AND NOT {column(ScanResult, 'is_late')})"
+        )
+
+    submission_id = prepared(ScanResult, "submission", submission.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table(SkillVersion)}"
+            f" SET {column(SkillVersion, 'tier1_result')} = {result_of(ScanResult.Tier.TIER1)},"
+            f" {column(SkillVersion, 'tier2_result')} = {result_of(ScanResult.Tier.TIER2)}"
+            f" WHERE id = %s",
+            [submission_id, submission_id, version.pk],
+        )

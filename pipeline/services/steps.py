@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.statements import column, table
+from config.statements import column, converted, table
 from grading import policy, tier1
 from grading.judges import get_judge
 from grading.records import Thresholds, Tier2Record, decode_tier1
@@ -70,12 +70,12 @@ _MANIFEST = ("manifest",)
 def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
     """The first message: route the submission (vendor or scan), then run Tier 1 on it. The
     submission is read once: the scan goes on from what intake left in memory."""
-    started = start_attempt(submission_id, context, workflow.SCAN.stages, _FILES)
+    started = start_attempt(submission_id, context, workflow.SCAN.stages, _FILES, _tier1_read())
     if started is None:
         return
     if started.submission.state == State.TIER1_SCANNING:
         with finishing(started.attempt):
-            _scan(started, _stored_tier1(started.submission))
+            _scan(started, _stored_tier1(started))
         return
     with finishing(started.attempt):
         routed = _intake(started)
@@ -106,22 +106,22 @@ def run_intake(submission_id: str, context: StepContext) -> None:
 def run_scan(submission_id: str, context: StepContext) -> None:
     """Tier 1: TIER1_SCANNING → TIER2_SCANNING on PASS, → TIER1_FAILED (final) on FAIL. A
     vendor submission held at intake was already scanned and always goes on to the judge."""
-    started = start_attempt(submission_id, context, _SCAN, _FILES)
+    started = start_attempt(submission_id, context, _SCAN, _FILES, _tier1_read())
     if started is None:
         return
     with finishing(started.attempt):
-        _scan(started, _stored_tier1(started.submission))
+        _scan(started, _stored_tier1(started))
 
 
 def run_judge(submission_id: str, context: StepContext) -> None:
     """Tier 2: the judge's score and the decision policy pick AUTO_APPROVED, NEEDS_REVIEW or
     REJECTED."""
-    started = start_attempt(submission_id, context, workflow.JUDGE.stages, _FILES)
+    started = start_attempt(submission_id, context, workflow.JUDGE.stages, _FILES, _tier1_read())
     if started is None:
         return
     submission = started.submission
     with finishing(started.attempt):
-        report = _stored_tier1(submission)
+        report = _stored_tier1(started)
         if report is None:
             raise ScanResult.DoesNotExist(f"submission {submission.pk} has no Tier 1 result")
         judgement = get_judge().judge(submission.bundle.as_bundle().scan_input(), report)
@@ -266,16 +266,22 @@ def _scan(started: Started, stored: Tier1Report | None) -> None:
     _store_and_apply(started, result, change)
 
 
-def _stored_tier1(submission: Submission) -> Tier1Report | None:
-    """The Tier 1 report stored for the submission (by intake, for a vendor source), if any."""
-    report = (
-        ScanResult.objects.filter(
-            submission_id=submission.pk, tier=ScanResult.Tier.TIER1, is_late=False
-        )
-        .values_list("result__report", flat=True)
-        .first()
-    )
-    return None if report is None else decode_tier1(report)
+def _tier1_read() -> dict[str, str]:
+    """The submission's stored Tier 1 report (by intake for a vendor source, by the scan for the
+    judge), read with the submission when the step starts."""
+    return {
+        "tier1_report": f"SELECT r.{column(GradingResult, 'report')}"
+        f" FROM {table(ScanResult)} s JOIN {table(GradingResult)} r"
+        f" ON r.id = s.{column(ScanResult, 'result')}"
+        f" WHERE s.{column(ScanResult, 'submission')} = submission.id"
+        f" AND s.{column(ScanResult, 'tier')} = {ScanResult.Tier.TIER1.value}"
+        f" AND NOT s.{column(ScanResult, 'is_late')}"
+    }
+
+
+def _stored_tier1(started: Started) -> Tier1Report | None:
+    report = started.read["tier1_report"]
+    return None if report is None else decode_tier1(converted(GradingResult, "report", report))
 
 
 @dataclass(frozen=True)
