@@ -315,6 +315,7 @@ def _finish(
     attempt: ProcessingAttempt, status: str, error_class: str = "", error_message: str = ""
 ) -> None:
     finished_at = timezone.now()
+    _drop_broken_connection()
     try:
         ProcessingAttempt.objects.filter(pk=attempt.pk).update(
             status=status,
@@ -329,4 +330,12 @@ def _finish(
         # The database itself failed (the usual reason we are here): drop the broken
         # connection; the step is retried and the next attempt marks this one.
         logger.warning("could not record the end of attempt %s", attempt.pk, exc_info=True)
+        connection.close()
+
+
+def _drop_broken_connection() -> None:
+    """A step's statements run outside a transaction, so when the database connection drops
+    under one of them nothing closes it (a transaction's rollback would): close it here if it
+    is broken, and the attempt's end is recorded on a new one."""
+    if connection.errors_occurred and not connection.in_atomic_block and not connection.is_usable():
         connection.close()
