@@ -58,8 +58,13 @@ def start_workers(env: dict[str, str]) -> list[subprocess.Popen]:
     return processes
 
 
-def pkill_stale_bench_workers() -> None:
-    subprocess.run(["pkill", "-9", "-f", "celery -A config worker .*-n bench"], check=False)
+def refuse_stale_workers(app) -> None:  # type: ignore[no-untyped-def]
+    """Workers left on the benchmark's vhost by an interrupted run would take messages and skew
+    the figures: stop instead of killing processes by name on a machine others share."""
+    replies = app.control.ping(timeout=1.0) or []
+    if replies:
+        names = ", ".join(name for reply in replies for name in reply)
+        raise SystemExit(f"workers are still consuming the benchmark vhost ({names}): stop them")
 
 
 def wait_for_workers(app, count: int, timeout: float = 60) -> None:  # type: ignore[no-untyped-def]
@@ -187,10 +192,11 @@ def main() -> None:
 
     from django.contrib.auth import get_user_model
 
-    prepare_broker(args.broker_url)
     from config.celery import app
 
-    pkill_stale_bench_workers()
+    app.conf.broker_url = args.broker_url
+    refuse_stale_workers(app)
+    prepare_broker(args.broker_url)
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url}
     author, _ = get_user_model().objects.get_or_create(username=f"bench-{uuid.uuid4().hex[:6]}")
     run = uuid.uuid4().hex[:6]

@@ -120,7 +120,14 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True}
+    # Server-side binding, and a statement a connection has run this many times is prepared,
+    # so PostgreSQL stops parsing and planning the pipeline's few statements again and again
+    # (Django's default, None, never prepares). 0 never prepares: needed behind a pooler in
+    # transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
+    DATABASES["default"]["OPTIONS"] = {
+        "server_side_binding": True,
+        "prepare_threshold": env_int("DATABASE_PREPARE_THRESHOLD", 5) or None,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share the file: WAL lets readers run beside the one writer, and
     # IMMEDIATE transactions queue writers on the busy timeout instead of failing to upgrade.

@@ -247,6 +247,8 @@ class ProcessingAttempt(models.Model):
             models.Index(fields=["stage", "started_at"], name="attempt_by_stage"),
             models.Index(fields=["error_class", "started_at"], name="attempt_by_error_class"),
             models.Index(fields=["task_name", "started_at"], name="attempt_by_task"),
+            # A message's deliveries: lost ones (crash loops), and its first for the metrics.
+            models.Index(fields=["task_id", "id"], name="attempt_by_task_id"),
         ]
 
     def __str__(self) -> str:
@@ -310,3 +312,102 @@ class TimeoutBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hour:%Y-%m-%d %H}:00 {self.classification} ×{self.count}"
+
+
+# --- Figures kept as the data changes --------------------------------------------------------
+#
+# The operator figures (/metrics, the queue metrics API) read these small tables instead of
+# aggregating a million submissions and their events at read time. Database triggers keep them
+# (pipeline migration 0013): each is an exact function of the table it summarises, whatever
+# writes that table, and is written in the same statement as the row it counts. A figure is
+# spread over a few *shards*, rows that concurrent transactions update without waiting for one
+# another; only the sum over shards means anything (a shard of a count may be negative).
+# pipeline.rollups reads them.
+
+
+class StateCount(models.Model):
+    """Submissions per current state (kept on every insert, state change and delete)."""
+
+    state = models.CharField(max_length=20)
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["state", "shard"], name="state_count_key")]
+
+    def __str__(self) -> str:
+        return f"{self.state} ×{self.count} (shard {self.shard})"
+
+
+class HourlyTransitions(models.Model):
+    """Audit events per hour (of ``created_at``, UTC) and target state."""
+
+    hour = models.DateTimeField()
+    to_state = models.CharField(max_length=20)
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hour", "to_state", "shard"], name="hourly_transitions_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hour:%Y-%m-%d %H}:00 → {self.to_state} ×{self.count}"
+
+
+class TransitionTotal(models.Model):
+    """Audit events per target state, all time."""
+
+    to_state = models.CharField(max_length=20)
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["to_state", "shard"], name="transition_total_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"→ {self.to_state} ×{self.count}"
+
+
+class HourlyStageLatency(models.Model):
+    """A latency histogram per hour and stage: for each state, the dwell times the events
+    leaving it recorded; for ``END_TO_END``, submission to final state of those that finished
+    without human review. Buckets are log-spaced (``pipeline.rollups.BUCKET_BOUNDS_MS``)."""
+
+    hour = models.DateTimeField()
+    stage = models.CharField(max_length=20)
+    bucket = models.PositiveSmallIntegerField()
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hour", "stage", "bucket", "shard"], name="hourly_stage_latency_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hour:%Y-%m-%d %H}:00 {self.stage} bucket {self.bucket} ×{self.count}"
+
+
+class HourlyStepMessages(models.Model):
+    """Step messages per hour of their first attempt: distinct task ids, a retry or a
+    redelivery of the same message counting once (the job failure rate's denominator)."""
+
+    hour = models.DateTimeField()
+    shard = models.PositiveSmallIntegerField()
+    count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hour", "shard"], name="hourly_step_messages_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hour:%Y-%m-%d %H}:00 ×{self.count}"

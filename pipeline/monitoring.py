@@ -7,32 +7,29 @@ One module feeds the staff API, the admin and Prometheus, so the figures always 
 from __future__ import annotations
 
 import logging
-import statistics
 from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, F, OuterRef, QuerySet
-from django.db.models.functions import TruncHour
 from kombu import Connection
 
 from config.celery import ALL_QUEUES, declare_topology
+from pipeline import rollups
 from pipeline.models import (
     DeadLetter,
     ProcessingAttempt,
     Submission,
-    SubmissionStateEvent,
     TimeoutBucket,
 )
 from pipeline.selectors import is_stuck, latest_attempts, stale_submissions, stuck_submissions
-from pipeline.states import REVIEW_STATES, TERMINAL_STATES, State
+from pipeline.states import REVIEW_STATES, State
 from pipeline.workflow import END_TO_END_TARGET, STAGE_TARGETS, LatencyTarget
 from reviews.selectors import overdue_review_count
 
 logger = logging.getLogger(__name__)
 
-WINDOW = timedelta(hours=24)
+WINDOW_HOURS = 24
 STALE_LIST_LIMIT = 100
 
 _DECISIONS = {
@@ -76,17 +73,13 @@ def queue_status(now: datetime) -> dict[str, Any]:
 def queue_counts(now: datetime) -> dict[str, Any]:
     """The cheap figures: submissions per state, stale, stuck, in flight, dead letters
     pending."""
-    # COUNT(*), not COUNT(id): the index on (state, created_at) answers it without the table.
-    by_state = dict(
-        Submission.objects.values_list("state").annotate(n=Count("*")).order_by("state")
-    )
     return {
         "stale_count": stale_submissions(now).count(),
         "stuck_count": stuck_submissions(now).count(),
         "in_flight": ProcessingAttempt.objects.filter(
             status=ProcessingAttempt.Status.RUNNING
         ).count(),
-        "submissions_by_state": {state.value: by_state.get(state.value, 0) for state in State},
+        "submissions_by_state": rollups.submissions_by_state(),
         "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
     }
 
@@ -146,12 +139,13 @@ def broker_status(depths: dict[str, int | None]) -> str:
 
 
 def queue_metrics(now: datetime) -> dict[str, Any]:
-    """The last 24 hours, hourly: throughput, decision rates, stage latencies, queue depths,
-    job failure rate and classified timeouts."""
-    since = now - WINDOW
+    """The last 24 hours (the current hour and the 23 before it), hourly: throughput, decision
+    rates, stage latencies, queue depths, job failure rate and classified timeouts. Read from
+    the figures the database keeps (pipeline.rollups): the cost does not grow with history."""
     hours = [(now - timedelta(hours=offset)).replace(minute=0, second=0, microsecond=0)
-             for offset in range(23, -1, -1)]  # fmt: skip
-    counts = _hourly_event_counts(since)
+             for offset in range(WINDOW_HOURS - 1, -1, -1)]  # fmt: skip
+    first_hour = hours[0]
+    counts = rollups.transitions_by_hour(first_hour)
     hourly = []
     for hour in hours:
         row = counts.get(hour, {})
@@ -169,9 +163,10 @@ def queue_metrics(now: datetime) -> dict[str, Any]:
     for row in counts.values():
         for state, n in row.items():
             totals[state] += n
+    by_state = rollups.submissions_by_state()
     return {
         "generated_at": now,
-        "window_hours": 24,
+        "window_hours": WINDOW_HOURS,
         "totals": {
             "received": totals[State.RECEIVED],
             "published": totals[State.PUBLISHED],
@@ -179,31 +174,17 @@ def queue_metrics(now: datetime) -> dict[str, Any]:
             **_rates(totals),
         },
         "hourly": hourly,
-        "stage_durations": stage_durations(since),
+        "stage_durations": stage_durations(first_hour),
         "queue_depth": depths,
         "broker": broker_status(depths),
-        "job_failure_rate": job_failure_rate(since),
-        "timeouts": timeouts_by_hour(since),
+        "job_failure_rate": job_failure_rate(first_hour),
+        "timeouts": timeouts_by_hour(first_hour),
         "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
         "reviews": {
-            "open": Submission.objects.filter(state__in=sorted(REVIEW_STATES)).count(),
+            "open": sum(by_state[state] for state in REVIEW_STATES),
             "overdue": overdue_review_count(now),
         },
     }
-
-
-def _hourly_event_counts(since: datetime) -> dict[datetime, dict[str, int]]:
-    rows = (
-        SubmissionStateEvent.objects.filter(created_at__gte=since)
-        .annotate(hour=TruncHour("created_at"))
-        .values("hour", "to_state")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    counts: dict[datetime, dict[str, int]] = defaultdict(dict)
-    for row in rows:
-        counts[row["hour"]][row["to_state"]] = row["n"]
-    return counts
 
 
 def _rates(row: dict[str, int]) -> dict[str, float | None]:
@@ -215,37 +196,21 @@ def _rates(row: dict[str, int]) -> dict[str, float | None]:
     }
 
 
-def stage_durations(since: datetime) -> dict[str, dict[str, float | int | None]]:
-    """p50/p95 per stage (from the dwell time each transition records) and end to end for
-    submissions that finished without human review, against the published targets."""
-    events = SubmissionStateEvent.objects.filter(created_at__gte=since, dwell_ms__isnull=False)
-    result = {}
-    for target in STAGE_TARGETS:
-        values = events.filter(from_state=target.measured).values_list("dwell_ms", flat=True)
-        result[target.metric] = _summary(target, _percentiles(values))
-    reviewed = SubmissionStateEvent.objects.filter(
-        submission=OuterRef("pk"), to_state=State.NEEDS_REVIEW
+def stage_durations(first_hour: datetime) -> dict[str, dict[str, float | int | None]]:
+    """p50/p95 per stage (of the dwell time each transition records) and end to end (for
+    submissions that finished without human review) since ``first_hour``, against the published
+    targets. The percentiles are estimates from latency buckets (see pipeline.rollups)."""
+    histograms = rollups.latency_histograms(
+        first_hour, [target.measured.value for target in STAGE_TARGETS] + [rollups.END_TO_END]
     )
-    finished = Submission.objects.filter(
-        state__in=sorted(TERMINAL_STATES), state_changed_at__gte=since
-    ).filter(~Exists(reviewed))
-    end_to_end = finished.annotate(total=F("state_changed_at") - F("created_at")).values_list(
-        "total", flat=True
-    )
+    result = {
+        target.metric: _summary(target, rollups.percentiles(histograms[target.measured.value]))
+        for target in STAGE_TARGETS
+    }
     result[END_TO_END_TARGET.metric] = _summary(
-        END_TO_END_TARGET, _percentiles(value.total_seconds() * 1000 for value in end_to_end)
+        END_TO_END_TARGET, rollups.percentiles(histograms[rollups.END_TO_END])
     )
     return result
-
-
-def _percentiles(values: QuerySet | Any) -> tuple[float | None, float | None, int]:
-    data = sorted(float(v) for v in values)
-    if not data:
-        return None, None, 0
-    if len(data) == 1:
-        return data[0], data[0], 1
-    cuts = statistics.quantiles(data, n=100, method="inclusive")
-    return round(cuts[49], 1), round(cuts[94], 1), len(data)
 
 
 def _summary(
@@ -264,20 +229,19 @@ def _summary(
     }
 
 
-def job_failure_rate(since: datetime) -> float | None:
-    """Share of step messages that ended dead-lettered after all retries."""
-    jobs = (
-        ProcessingAttempt.objects.filter(started_at__gte=since).values("task_id").distinct().count()
-    )
+def job_failure_rate(first_hour: datetime) -> float | None:
+    """Share of step messages (first run since ``first_hour``) that ended dead-lettered after
+    all retries."""
+    jobs = rollups.step_messages(first_hour)
     failed = DeadLetter.objects.filter(
-        created_at__gte=since,
+        created_at__gte=first_hour,
         reason__in=[DeadLetter.Reason.RETRIES_EXHAUSTED, DeadLetter.Reason.CRASH_LOOP],
     ).count()
     return round(failed / jobs, 4) if jobs else None
 
 
-def timeouts_by_hour(since: datetime) -> dict[str, Any]:
-    rows = TimeoutBucket.objects.filter(hour__gte=since.replace(minute=0, second=0, microsecond=0))
+def timeouts_by_hour(first_hour: datetime) -> dict[str, Any]:
+    rows = TimeoutBucket.objects.filter(hour__gte=first_hour)
     by_class: dict[str, int] = defaultdict(int)
     hourly = []
     for row in rows.order_by("hour", "classification"):

@@ -1,5 +1,7 @@
 """Prometheus ``/metrics``: the operator figures, read from the database and the broker (once)
-at scrape time, so every web process reports the same numbers (no per-process counters)."""
+at scrape time, so every web process reports the same numbers (no per-process counters). The
+counts come from the figures the database keeps (pipeline.rollups), computed by
+pipeline.monitoring as for the metrics API."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from pipeline import monitoring
-from pipeline.models import DeadLetter, SubmissionStateEvent, TimeoutBucket
+from pipeline import monitoring, rollups
+from pipeline.models import DeadLetter, TimeoutBucket
 from registry.metrics import RescanCollector
 from reviews.metrics import RulePrecisionCollector
 
@@ -37,8 +39,8 @@ class PipelineCollector(Collector):
             "State transitions recorded, by target state.",
             labels=["to_state"],
         )
-        for row in SubmissionStateEvent.objects.values("to_state").annotate(n=Count("id")):
-            transitions.add_metric([row["to_state"]], row["n"])
+        for to_state, n in rollups.transitions_total().items():
+            transitions.add_metric([to_state], n)
         yield transitions
 
         yield GaugeMetricFamily(

@@ -7,13 +7,15 @@ attempts at the same transition exactly one wins; the others get ``TransitionCon
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from config.statements import assignments, column, prepared, single_statements, table
 from pipeline.models import Submission, SubmissionStateEvent
 from pipeline.outcomes import Outcome, OutcomeKind
 from pipeline.states import (
@@ -99,18 +101,46 @@ def check_allowed(change: Change) -> None:
             )
 
 
-def transition(
-    submission_id: object, change: Change, *, entered_at: datetime | None = None
-) -> SubmissionStateEvent:
-    """Apply ``change`` to the submission atomically and return its audit event.
+class CompanionWrite:
+    """A write that belongs to a transition: it is made in the transition's transaction (on
+    PostgreSQL in the transition's own statement) and only when the transition happens, e.g.
+    a step's result or the success of the attempt that made it."""
 
-    ``entered_at`` is when the submission entered ``from_state`` (its ``state_changed_at``),
-    for the event's dwell time; callers that loaded the submission pass it, saving a query.
+    def sql(self, moved: str) -> tuple[str, list[Any]]:
+        """PostgreSQL: one data-modifying statement for the transition's ``WITH`` clause. The
+        CTE named ``moved`` holds the moved submission's ``id``, and no row when the
+        compare-and-set lost, so the write must read from it (or test it with ``EXISTS``)."""
+        raise NotImplementedError
+
+    def write(self, submission_id: object) -> None:
+        """Elsewhere: the same write through the ORM, right after the transition, in its
+        transaction."""
+        raise NotImplementedError
+
+    def written(self) -> None:
+        """Called once the transition and this write were made."""
+
+
+def transition(
+    submission_id: object,
+    change: Change,
+    *,
+    entered_at: datetime | None = None,
+    also: Sequence[CompanionWrite] = (),
+) -> SubmissionStateEvent:
+    """Apply ``change`` to the submission atomically and return its audit event; the writes in
+    ``also`` are made with it, and only if it happens.
+
+    On PostgreSQL this is one statement (the compare-and-set, the audit event, the companion
+    writes): one round trip, atomic on its own, durable when it commits. Elsewhere the same
+    writes run one by one in a transaction; ``entered_at``, when the submission entered
+    ``change.from_state`` (its ``state_changed_at``), saves that path a query for the event's
+    dwell time.
 
     Raises IllegalTransition for an edge the machine does not have, TransitionConflict when the
     submission is not in ``change.from_state`` any more, Submission.DoesNotExist when it is gone.
-    Runs inside the caller's transaction when there is one, so a step can store its result and
-    move the state all-or-nothing.
+    Runs inside the caller's transaction when there is one, so a step can store more and move
+    the state all-or-nothing.
     """
     check_allowed(change)
     now = timezone.now()
@@ -126,35 +156,139 @@ def transition(
             "outcome_code": change.outcome.code,
             "outcome_message": change.outcome.message,
         }
+    metadata = dict(change.metadata)
+    if change.outcome is not None:
+        metadata.setdefault("outcome", change.outcome.as_dict())
+    event = SubmissionStateEvent(
+        submission_id=submission_id,
+        from_state=change.from_state,
+        to_state=change.to_state,
+        trigger=change.trigger,
+        actor=change.actor.name,
+        actor_type=change.actor.type,
+        metadata=metadata,
+        created_at=now,
+    )
+    if single_statements():
+        _apply_in_one_statement(submission_id, change.from_state, fields, event, also)
+    else:
+        _apply_one_by_one(submission_id, change.from_state, fields, event, also, entered_at)
+    for companion in also:
+        companion.written()
+    return event
+
+
+# The event's fields the statement writes, each with the attribute holding its value.
+_EVENT_FIELDS = {
+    "submission": "submission_id",
+    "from_state": "from_state",
+    "to_state": "to_state",
+    "trigger": "trigger",
+    "actor": "actor",
+    "actor_type": "actor_type",
+    "metadata": "metadata",
+    "created_at": "created_at",
+}
+
+
+def _apply_in_one_statement(
+    submission_id: object,
+    from_state: str,
+    fields: dict[str, Any],
+    event: SubmissionStateEvent,
+    also: Sequence[CompanionWrite],
+) -> None:
+    """The compare-and-set, the audit event (its dwell time from the row itself) and the
+    companion writes as one statement. Its last SELECT reads the snapshot the statement
+    started from, so on a lost compare-and-set it says what the state was instead."""
+    submission_id = prepared(Submission, "id", submission_id)
+    set_sql, set_params = assignments(Submission, fields)
+    event_values = [
+        prepared(SubmissionStateEvent, name, getattr(event, _EVENT_FIELDS[name]))
+        for name in _EVENT_FIELDS
+    ]
+    companions = [companion.sql("moved") for companion in also]
+    sql = (
+        f"WITH before AS (SELECT {column(Submission, 'state_changed_at')} AS entered"
+        f" FROM {table(Submission)} WHERE id = %s),"
+        f" moved AS (UPDATE {table(Submission)} SET {set_sql}"
+        f" WHERE id = %s AND {column(Submission, 'state')} = %s RETURNING id),"
+        f" event AS (INSERT INTO {table(SubmissionStateEvent)}"
+        f" ({', '.join(column(SubmissionStateEvent, name) for name in _EVENT_FIELDS)},"
+        f" {column(SubmissionStateEvent, 'dwell_ms')})"
+        f" SELECT {', '.join(['%s'] * len(_EVENT_FIELDS))},"
+        " (EXTRACT(EPOCH FROM (%s - before.entered)) * 1000)::float8"
+        " FROM moved, before RETURNING id, dwell_ms)"
+        + "".join(f", companion_{index} AS ({part})" for index, (part, _) in enumerate(companions))
+        + f" SELECT event.id, event.dwell_ms, (SELECT {column(Submission, 'state')}"
+        f" FROM {table(Submission)} WHERE id = %s) FROM (SELECT 1) AS one"
+        " LEFT JOIN event ON true"
+    )
+    params: list[Any] = [
+        submission_id,
+        *set_params,
+        submission_id,
+        from_state,
+        *event_values,
+        event.created_at,
+        *(param for _, part_params in companions for param in part_params),
+        submission_id,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        event_id, dwell_ms, state_before = cursor.fetchone()
+    if event_id is None:
+        raise _refusal(submission_id, from_state, state_before)
+    event.pk, event.dwell_ms = event_id, dwell_ms
+    event._state.adding = False
+    event._state.db = connection.alias
+
+
+def _apply_one_by_one(
+    submission_id: object,
+    from_state: str,
+    fields: dict[str, Any],
+    event: SubmissionStateEvent,
+    also: Sequence[CompanionWrite],
+    entered_at: datetime | None,
+) -> None:
     with transaction.atomic():
         entered = entered_at or (
-            Submission.objects.filter(pk=submission_id, state=change.from_state)
+            Submission.objects.filter(pk=submission_id, state=from_state)
             .values_list("state_changed_at", flat=True)
             .first()
         )
-        changed = Submission.objects.filter(pk=submission_id, state=change.from_state).update(
-            **fields
-        )
+        changed = Submission.objects.filter(pk=submission_id, state=from_state).update(**fields)
         if changed == 0:
-            actual = (
-                Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
-            )
-            if actual is None:
-                raise Submission.DoesNotExist(f"submission {submission_id} does not exist")
-            raise TransitionConflict(submission_id, change.from_state, actual)
-        metadata = dict(change.metadata)
-        if change.outcome is not None:
-            metadata.setdefault("outcome", change.outcome.as_dict())
-        return SubmissionStateEvent.objects.create(
-            submission_id=submission_id,
-            from_state=change.from_state,
-            to_state=change.to_state,
-            trigger=change.trigger,
-            actor=change.actor.name,
-            actor_type=change.actor.type,
-            metadata=metadata,
-            dwell_ms=(now - entered).total_seconds() * 1000 if entered else None,
-        )
+            raise _refusal(submission_id, from_state, from_state)
+        event.dwell_ms = (event.created_at - entered).total_seconds() * 1000 if entered else None
+        event.save(force_insert=True)
+        for companion in also:
+            companion.write(submission_id)
+
+
+def _refusal(submission_id: object, expected: str, seen: str | None) -> Exception:
+    """Why the compare-and-set lost. ``seen`` is the state read with the attempt; when it still
+    says ``expected``, another transaction moved the row after that read, so read it again."""
+    actual = seen
+    if seen == expected:
+        actual = Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
+    if actual is None:
+        return Submission.DoesNotExist(f"submission {submission_id} does not exist")
+    return TransitionConflict(submission_id, expected, actual)
+
+
+def moved_in_memory(submission: Submission, change: Change, event: SubmissionStateEvent) -> None:
+    """Make ``submission`` (as loaded before ``change``) say what the transition stored, so a
+    step can go on with it without reading the row again."""
+    for name, value in change.updates.items():
+        setattr(submission, name, value)
+    if change.outcome is not None:
+        submission.outcome_kind = change.outcome.kind
+        submission.outcome_code = change.outcome.code
+        submission.outcome_message = change.outcome.message
+    submission.state = change.to_state
+    submission.state_changed_at = submission.updated_at = event.created_at
 
 
 def record_received(submission: Submission, trigger: str, actor: Actor) -> SubmissionStateEvent:

@@ -7,11 +7,22 @@ that finds nothing new adds no row.
 
 from __future__ import annotations
 
+from django.db import connection
+from django.utils import timezone
+
+from config.statements import (
+    column,
+    prepared,
+    single_statements,
+    table,
+    without_waiting_for_disk,
+)
 from grading.records import Tier2Record, encode_tier1, encode_tier2
 from grading.types import Tier1Report
 from registry.models import GradingResult
 
-_KEY = ("bundle", "tier", "catalogue_version", "judge_version")
+_KEY = ("bundle_id", "tier", "catalogue_version", "judge_version")
+_FIELDS = (*_KEY, "verdict", "score", "decision", "report", "duration_ms", "created_at")
 
 
 def tier1_record(bundle_sha256: str, report: Tier1Report) -> GradingResult:
@@ -45,30 +56,54 @@ def tier2_record(bundle_sha256: str, catalogue_version: str, record: Tier2Record
 
 
 def record_tier1(bundle_sha256: str, report: Tier1Report) -> GradingResult:
-    return _stored(tier1_record(bundle_sha256, report))
+    return _recorded(tier1_record(bundle_sha256, report))
 
 
 def record_tier2(bundle_sha256: str, catalogue_version: str, record: Tier2Record) -> GradingResult:
-    return _stored(tier2_record(bundle_sha256, catalogue_version, record))
+    return _recorded(tier2_record(bundle_sha256, catalogue_version, record))
 
 
 def save_all(results: list[GradingResult]) -> None:
     """Store new results in one statement; one that appeared meanwhile (another worker graded
     the same bundle with the same graders) is the same verdict, and is taken instead."""
     GradingResult.objects.bulk_create(
-        results, update_conflicts=True, unique_fields=_KEY, update_fields=["verdict"]
+        results,
+        update_conflicts=True,
+        unique_fields=["bundle", "tier", "catalogue_version", "judge_version"],
+        update_fields=["verdict"],
     )
 
 
-def _stored(result: GradingResult) -> GradingResult:
-    stored, _ = GradingResult.objects.get_or_create(
-        bundle_id=result.bundle_id,
-        tier=result.tier,
-        catalogue_version=result.catalogue_version,
-        judge_version=result.judge_version,
-        defaults={
-            field: getattr(result, field)
-            for field in ("verdict", "score", "decision", "report", "duration_ms")
-        },
-    )
-    return stored
+def _recorded(result: GradingResult) -> GradingResult:
+    """The stored result with ``result``'s key: ``result`` itself, stored now, or the one
+    stored before.
+
+    On PostgreSQL a new result takes one statement (an insert that yields to an existing row).
+    Outside a transaction it commits without waiting for the disk: a result is a deterministic
+    fact about a bundle, cheap to compute again, and whatever later commits durably and points
+    to it (a scan, a version) flushes it to disk first, the log being written in order.
+    """
+    key = {name: getattr(result, name) for name in _KEY}
+    if not single_statements():
+        stored, _ = GradingResult.objects.get_or_create(
+            **key,
+            defaults={name: getattr(result, name) for name in _FIELDS[len(_KEY) : -1]},
+        )
+        return stored
+    result.created_at = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table(GradingResult)}"
+            f" ({', '.join(column(GradingResult, name) for name in _FIELDS)})"
+            f" VALUES ({', '.join(['%s'] * len(_FIELDS))})"
+            f" ON CONFLICT ({', '.join(column(GradingResult, name) for name in _KEY)}) DO NOTHING"
+            f" RETURNING id{without_waiting_for_disk()}",
+            [prepared(GradingResult, name, getattr(result, name)) for name in _FIELDS],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return GradingResult.objects.get(**key)
+    result.pk = row[0]
+    result._state.adding = False
+    result._state.db = connection.alias
+    return result

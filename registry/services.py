@@ -157,7 +157,7 @@ def publish_version(request: PublicationRequest) -> Publication:
     existing = SkillVersion.objects.filter(submission_id=request.submission_id).first()
     if existing is not None:
         return Publication(existing, created=False)
-    skill, _ = Skill.objects.select_for_update().get_or_create(
+    skill, new_skill = Skill.objects.select_for_update().get_or_create(
         owner=request.owner,
         name=request.name,
         defaults={
@@ -169,10 +169,11 @@ def publish_version(request: PublicationRequest) -> Publication:
             "description": request.description,
         },
     )
-    latest = selectors.latest(skill)
+    # A skill created just now has no versions to compare with or number after.
+    latest = None if new_skill else selectors.latest(skill)
     if latest is not None and latest.bundle_id == request.bundle_sha256:
         return Publication(latest, created=False)
-    newest = skill.versions.newest_first().first()
+    newest = None if new_skill else skill.versions.newest_first().first()
     version = SkillVersion.objects.create(
         skill=skill,
         version=versions.next_version(newest.version if newest else None, request.declared_version),

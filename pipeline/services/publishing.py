@@ -7,14 +7,16 @@ operator must not inherit a reviewer's trigger.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
+from config.statements import column, prepared, table
 from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.states import State
-from pipeline.transitions import Actor, Change, transition
+from pipeline.transitions import Actor, Change, CompanionWrite, transition
 from registry import services as registry
 from registry.models import Skill, SkillVersion
 from skillformat.skillmd import SkillManifest
@@ -26,9 +28,11 @@ def publish(
     actor: Actor,
     trigger: str,
     metadata: dict[str, Any] | None = None,
+    also: Sequence[CompanionWrite] = (),
 ) -> SkillVersion:
     """Assign the version and move to PUBLISHED, audited as ``trigger`` by ``actor``;
-    ``metadata`` joins the audit event's."""
+    ``metadata`` joins the audit event's, and the writes in ``also`` are made with the
+    transition (see ``transition``)."""
     with transaction.atomic():
         publication = registry.publish_version(publication_request(submission, channel, actor))
         version = publication.version
@@ -51,6 +55,7 @@ def publish(
                 updates={"published_version": version},
             ),
             entered_at=submission.state_changed_at,
+            also=also,
         )
     return version
 
@@ -90,12 +95,22 @@ def _published_message(publication: registry.Publication) -> str:
 
 def _record_verdict(version: SkillVersion, submission: Submission) -> None:
     """The new version's current verdict is the one its submission received; a re-scan
-    replaces it later."""
-    current = {
-        scan.tier: scan.result_id
-        for scan in submission.scans.filter(is_late=False).only("tier", "result")
-    }
-    SkillVersion.objects.filter(pk=version.pk).update(
-        tier1_result_id=current.get(ScanResult.Tier.TIER1),
-        tier2_result_id=current.get(ScanResult.Tier.TIER2),
-    )
+    replaces it later. One statement: the version points to the submission's results."""
+
+    def result_of(tier: int) -> str:
+        return (
+            f"(SELECT {column(ScanResult, 'result')} FROM {table(ScanResult)}"
+            f" WHERE {column(ScanResult, 'submission')} = %s"
+            f" AND {column(ScanResult, 'tier')} = {int(tier)}"
+            f" AND NOT {column(ScanResult, 'is_late')})"
+        )
+
+    submission_id = prepared(ScanResult, "submission", submission.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table(SkillVersion)}"
+            f" SET {column(SkillVersion, 'tier1_result')} = {result_of(ScanResult.Tier.TIER1)},"
+            f" {column(SkillVersion, 'tier2_result')} = {result_of(ScanResult.Tier.TIER2)}"
+            f" WHERE id = %s",
+            [submission_id, submission_id, version.pk],
+        )

@@ -14,26 +14,43 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
+from config.statements import column, converted, table
 from grading import policy, tier1
 from grading.judges import get_judge
-from grading.records import Thresholds, Tier2Record
+from grading.records import Thresholds, Tier2Record, decode_tier1
 from grading.types import Decision, Finding, Judgement, Tier1Report
 from pipeline import workflow
-from pipeline.models import ProcessingAttempt, ScanResult, Submission
+from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
-from pipeline.services.attempts import StepContext, succeed_with, tracked_attempt
+from pipeline.services.attempts import (
+    Started,
+    StepContext,
+    Succeeded,
+    begin_attempt,
+    finishing,
+    start_attempt,
+)
 from pipeline.services.intake import take_in
 from pipeline.services.publishing import publish
 from pipeline.signals import submission_needs_review
 from pipeline.sources.errors import SourceRejected
 from pipeline.states import TERMINAL_STATES, State
-from pipeline.transitions import Actor, Change, TransitionConflict, transition
+from pipeline.transitions import (
+    Actor,
+    Change,
+    CompanionWrite,
+    TransitionConflict,
+    moved_in_memory,
+    transition,
+)
 from registry import results
 from registry.models import GradingResult, SkillVersion
 
@@ -45,10 +62,28 @@ _TOP_FINDINGS = 3
 _VENDOR_HELD = "a verified vendor source with a critical Tier 1 finding: a person decides"
 
 
+# What each step reads of the bundle, with its submission.
+_FILES = ("files",)
+_MANIFEST = ("manifest",)
+
+
 def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
-    """The first message: route the submission (vendor or scan), then run Tier 1 on it."""
-    run_intake(submission_id, context)
-    run_scan(submission_id, context)
+    """The first message: route the submission (vendor or scan), then run Tier 1 on it. The
+    submission is read once: the scan goes on from what intake left in memory."""
+    started = start_attempt(submission_id, context, workflow.SCAN.stages, _FILES, _tier1_read())
+    if started is None:
+        return
+    if started.submission.state == State.TIER1_SCANNING:
+        with finishing(started.attempt):
+            _scan(started, _stored_tier1(started))
+        return
+    with finishing(started.attempt):
+        routed = _intake(started)
+    if routed is None or started.submission.state != State.TIER1_SCANNING:
+        return
+    scanning = begin_attempt(started.submission, context)
+    with finishing(scanning.attempt):
+        _scan(scanning, routed.tier1)
 
 
 def run_intake(submission_id: str, context: StepContext) -> None:
@@ -61,101 +96,34 @@ def run_intake(submission_id: str, context: StepContext) -> None:
     held for a person: Tier 1 passes it on whatever its verdict, and the judge step sends it to
     review whatever the score.
     """
-    submission = _waiting_for(submission_id, context, _INTAKE)
-    if submission is None:
+    started = start_attempt(submission_id, context, _INTAKE, _FILES)
+    if started is None:
         return
-    with tracked_attempt(submission, context) as attempt:
-        try:
-            intake = take_in(submission)
-        except SourceRejected as rejected:
-            _apply(submission, _source_rejected(submission, rejected), attempt)
-            return
-        if intake.vendor_org is None:
-            change = Change(
-                State.RECEIVED,
-                State.TIER1_SCANNING,
-                "non-vendor-submission",
-                Actor.system(),
-                metadata=intake.metadata,
-                updates=intake.updates,
-            )
-            _apply(submission, change, attempt)
-            return
-        report = tier1.scan(intake.bundle.scan_input())
-        critical = [f for f in report.findings if f.severity == "critical"]
-        metadata = {**intake.metadata, "tier1_findings": len(report.findings)}
-        if critical:
-            change = Change(
-                State.RECEIVED,
-                State.TIER1_SCANNING,
-                "vendor-tier1-critical",
-                Actor.system(),
-                metadata={**metadata, "critical": _summaries(critical)},
-                updates=intake.updates,
-            )
-        else:
-            change = Change(
-                State.RECEIVED,
-                State.VENDOR_APPROVED,
-                "vendor-auto-verify",
-                Actor.system(),
-                metadata=metadata,
-                updates=intake.updates,
-            )
-        _store_and_apply(submission, _tier1_result(intake.bundle.sha256, report), change, attempt)
+    with finishing(started.attempt):
+        _intake(started)
 
 
 def run_scan(submission_id: str, context: StepContext) -> None:
     """Tier 1: TIER1_SCANNING → TIER2_SCANNING on PASS, → TIER1_FAILED (final) on FAIL. A
     vendor submission held at intake was already scanned and always goes on to the judge."""
-    submission = _waiting_for(submission_id, context, _SCAN)
-    if submission is None:
+    started = start_attempt(submission_id, context, _SCAN, _FILES, _tier1_read())
+    if started is None:
         return
-    with tracked_attempt(submission, context) as attempt:
-        stored = (
-            submission.scans.select_related("result")
-            .filter(tier=ScanResult.Tier.TIER1, is_late=False)
-            .first()
-        )
-        report = (
-            stored.result.tier1_report
-            if stored
-            else tier1.scan(submission.bundle.as_bundle().scan_input())
-        )
-        metadata = {"findings": len(report.findings), "duration_ms": round(report.duration_ms, 1)}
-        if submission.vendor_org_id is not None:
-            change = Change(
-                State.TIER1_SCANNING,
-                State.TIER2_SCANNING,
-                "tier1-vendor-held",
-                Actor.worker(),
-                metadata,
-            )
-        elif report.verdict == "PASS":
-            change = Change(
-                State.TIER1_SCANNING, State.TIER2_SCANNING, "tier1-pass", Actor.worker(), metadata
-            )
-        else:
-            change = Change(
-                State.TIER1_SCANNING,
-                State.TIER1_FAILED,
-                "tier1-fail",
-                Actor.worker(),
-                {**metadata, "critical": _summaries(_blocking(report.findings))},
-                outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
-            )
-        result = None if stored else _tier1_result(submission.bundle_id, report)
-        _store_and_apply(submission, result, change, attempt)
+    with finishing(started.attempt):
+        _scan(started, _stored_tier1(started))
 
 
 def run_judge(submission_id: str, context: StepContext) -> None:
     """Tier 2: the judge's score and the decision policy pick AUTO_APPROVED, NEEDS_REVIEW or
     REJECTED."""
-    submission = _waiting_for(submission_id, context, workflow.JUDGE.stages)
-    if submission is None:
+    started = start_attempt(submission_id, context, workflow.JUDGE.stages, _FILES, _tier1_read())
+    if started is None:
         return
-    with tracked_attempt(submission, context) as attempt:
-        report = tier1_report(submission)
+    submission = started.submission
+    with finishing(started.attempt):
+        report = _stored_tier1(started)
+        if report is None:
+            raise ScanResult.DoesNotExist(f"submission {submission.pk} has no Tier 1 result")
         judgement = get_judge().judge(submission.bundle.as_bundle().scan_input(), report)
         thresholds = Thresholds(
             settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE, settings.SKILLGATE_REVIEW_MIN_SCORE
@@ -180,7 +148,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
             )
 
         _store_and_apply(
-            submission,
+            started,
             PendingResult(
                 ScanResult.Tier.TIER2,
                 lambda: results.record_tier2(
@@ -188,107 +156,208 @@ def run_judge(submission_id: str, context: StepContext) -> None:
                 ),
             ),
             _judge_change(judgement, decision),
-            attempt,
             then=needs_review if decision.outcome == "review" else None,
         )
 
 
 def run_publish(submission_id: str, context: StepContext) -> None:
     """AUTO_APPROVED / VENDOR_APPROVED → PUBLISHED with its version assigned."""
-    submission = _waiting_for(submission_id, context, workflow.PUBLISH.stages)
-    if submission is None:
+    started = start_attempt(submission_id, context, workflow.PUBLISH.stages, _MANIFEST)
+    if started is None:
         return
+    submission = started.submission
     channel = (
         SkillVersion.Channel.VENDOR
         if submission.state == State.VENDOR_APPROVED
         else SkillVersion.Channel.AUTOMATIC
     )
-    with tracked_attempt(submission, context):
+    with finishing(started.attempt):
         try:
-            publish(submission, channel, Actor.system(), "publish-complete")
+            publish(
+                submission,
+                channel,
+                Actor.system(),
+                "publish-complete",
+                also=(Succeeded(started.attempt),),
+            )
         except TransitionConflict as conflict:
             logger.info("publish of %s skipped: %s", submission.pk, conflict)
 
 
-def tier1_report(submission: Submission) -> Tier1Report:
-    """The stored Tier 1 report of the submission, as the judge and the reviewers see it."""
-    scan = submission.scans.select_related("result").get(tier=ScanResult.Tier.TIER1, is_late=False)
-    return scan.result.tier1_report
+@dataclass(frozen=True)
+class Routed:
+    """Where intake sent the submission, and the Tier 1 report it already made (vendor
+    sources are scanned before they are routed)."""
+
+    tier1: Tier1Report | None = None
 
 
-def _waiting_for(
-    submission_id: str, context: StepContext, stages: frozenset[State]
-) -> Submission | None:
-    """The submission if it waits for this step, else None (already done, or moved on)."""
-    submission = Submission.objects.select_related("bundle").filter(pk=submission_id).first()
-    if submission is None:
-        logger.warning("%s: submission %s does not exist", context.task_name, submission_id)
-        return None
-    if submission.state not in stages:
-        logger.info(
-            "%s: submission %s is %s, nothing to do",
-            context.task_name,
-            submission_id,
-            submission.state,
-        )
-        return None
-    return submission
-
-
-def _apply(submission: Submission, change: Change, attempt: ProcessingAttempt) -> None:
+def _intake(started: Started) -> Routed | None:
+    """Route the submission (see ``run_intake``); None when it did not move. On success the
+    submission in memory is the one stored."""
+    submission = started.submission
     try:
-        with transaction.atomic():
-            transition(submission.pk, change, entered_at=submission.state_changed_at)
-            succeed_with(attempt)
-    except TransitionConflict as conflict:
-        logger.info("%s skipped: %s", change.trigger, conflict)
+        intake = take_in(submission)
+    except SourceRejected as rejected:
+        _store_and_apply(started, None, _source_rejected(submission, rejected))
+        return None
+    if intake.vendor_org is None:
+        change = Change(
+            State.RECEIVED,
+            State.TIER1_SCANNING,
+            "non-vendor-submission",
+            Actor.system(),
+            metadata=intake.metadata,
+            updates=intake.updates,
+        )
+        return Routed() if _store_and_apply(started, None, change) else None
+    report = tier1.scan(intake.bundle.scan_input())
+    critical = [f for f in report.findings if f.severity == "critical"]
+    metadata = {**intake.metadata, "tier1_findings": len(report.findings)}
+    if critical:
+        change = Change(
+            State.RECEIVED,
+            State.TIER1_SCANNING,
+            "vendor-tier1-critical",
+            Actor.system(),
+            metadata={**metadata, "critical": _summaries(critical)},
+            updates=intake.updates,
+        )
+    else:
+        change = Change(
+            State.RECEIVED,
+            State.VENDOR_APPROVED,
+            "vendor-auto-verify",
+            Actor.system(),
+            metadata=metadata,
+            updates=intake.updates,
+        )
+    result = _tier1_result(intake.bundle.sha256, report)
+    return Routed(report) if _store_and_apply(started, result, change) else None
+
+
+def _scan(started: Started, stored: Tier1Report | None) -> None:
+    """Tier 1 on the submission (see ``run_scan``), or its ``stored`` report from intake."""
+    submission = started.submission
+    report = stored or tier1.scan(submission.bundle.as_bundle().scan_input())
+    metadata = {"findings": len(report.findings), "duration_ms": round(report.duration_ms, 1)}
+    if submission.vendor_org_id is not None:
+        change = Change(
+            State.TIER1_SCANNING,
+            State.TIER2_SCANNING,
+            "tier1-vendor-held",
+            Actor.worker(),
+            metadata,
+        )
+    elif report.verdict == "PASS":
+        change = Change(
+            State.TIER1_SCANNING, State.TIER2_SCANNING, "tier1-pass", Actor.worker(), metadata
+        )
+    else:
+        change = Change(
+            State.TIER1_SCANNING,
+            State.TIER1_FAILED,
+            "tier1-fail",
+            Actor.worker(),
+            {**metadata, "critical": _summaries(_blocking(report.findings))},
+            outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
+        )
+    result = None if stored else _tier1_result(submission.bundle_id, report)
+    _store_and_apply(started, result, change)
+
+
+def _tier1_read() -> dict[str, str]:
+    """The submission's stored Tier 1 report (by intake for a vendor source, by the scan for the
+    judge), read with the submission when the step starts."""
+    return {
+        "tier1_report": f"SELECT r.{column(GradingResult, 'report')}"
+        f" FROM {table(ScanResult)} s JOIN {table(GradingResult)} r"
+        f" ON r.id = s.{column(ScanResult, 'result')}"
+        f" WHERE s.{column(ScanResult, 'submission')} = submission.id"
+        f" AND s.{column(ScanResult, 'tier')} = {ScanResult.Tier.TIER1.value}"
+        f" AND NOT s.{column(ScanResult, 'is_late')}"
+    }
+
+
+def _stored_tier1(started: Started) -> Tier1Report | None:
+    report = started.read["tier1_report"]
+    return None if report is None else decode_tier1(converted(GradingResult, "report", report))
 
 
 @dataclass(frozen=True)
 class PendingResult:
-    """A tier's result to record for the submission in the step's own transaction."""
+    """A tier's result to record for the submission with the step's transition."""
 
     tier: int
     record: Callable[[], GradingResult]
 
-    def link(self, submission: Submission, *, is_late: bool = False) -> ScanResult:
-        return ScanResult.objects.create(
-            submission=submission, tier=self.tier, result=self.record(), is_late=is_late
+
+class _Linked(CompanionWrite):
+    """The submission's link to its tier's grading result, written with the transition."""
+
+    def __init__(self, tier: int, result: GradingResult) -> None:
+        self.tier = tier
+        self.result = result
+        self.created_at = timezone.now()
+
+    def sql(self, moved: str) -> tuple[str, list[Any]]:
+        names = ("submission_id", "tier", "result_id", "is_late", "created_at")
+        return (
+            f"INSERT INTO {table(ScanResult)}"
+            f" ({', '.join(column(ScanResult, name) for name in names)})"
+            f" SELECT id, %s, %s, false, %s FROM {moved}",
+            [self.tier, self.result.pk, self.created_at],
         )
+
+    def write(self, submission_id: object) -> None:
+        ScanResult.objects.create(submission_id=submission_id, tier=self.tier, result=self.result)
 
 
 def _store_and_apply(
-    submission: Submission,
+    started: Started,
     result: PendingResult | None,
     change: Change,
-    attempt: ProcessingAttempt,
     then: Callable[[], object] | None = None,
-) -> None:
-    """Record the result (if there is a new one), transition and run ``then`` together; keep a
-    late result when the submission was timed out or given up on in the meantime."""
+) -> bool:
+    """Move the state with the result's link and the attempt's success, running ``then`` in the
+    same transaction; keep a late result when the submission was timed out or given up on in
+    the meantime. True when the submission moved (and is updated in memory).
+
+    The grading result itself is recorded first, on its own: it is a fact about the bundle,
+    shared by every submission of it, not part of this submission's transition.
+    """
+    submission = started.submission
+    graded = result.record() if result is not None else None
+    link = _Linked(result.tier, graded) if result is not None and graded is not None else None
+    also = [*([link] if link else []), Succeeded(started.attempt)]
     try:
-        with transaction.atomic():
-            if result is not None:
-                result.link(submission)
-            transition(submission.pk, change, entered_at=submission.state_changed_at)
+        with transaction.atomic() if then is not None else nullcontext():
+            event = transition(
+                submission.pk, change, entered_at=submission.state_changed_at, also=also
+            )
             if then is not None:
                 then()
-            succeed_with(attempt)
     except IntegrityError:
-        if result is None:
+        if link is None:
             raise
         stored_by_another_delivery = ScanResult.objects.filter(
-            submission=submission, tier=result.tier, is_late=False
+            submission=submission, tier=link.tier, is_late=False
         ).exists()
         if not stored_by_another_delivery:
             raise
-        logger.info("%s skipped: tier %s result already stored", change.trigger, result.tier)
+        logger.info("%s skipped: tier %s result already stored", change.trigger, link.tier)
+        return False
     except TransitionConflict as conflict:
-        if result is not None and conflict.actual in TERMINAL_STATES:
-            result.link(submission, is_late=True)
-            logger.info("stored a late tier %s result for %s", result.tier, submission.pk)
+        if link is not None and conflict.actual in TERMINAL_STATES:
+            ScanResult.objects.create(
+                submission=submission, tier=link.tier, result=link.result, is_late=True
+            )
+            logger.info("stored a late tier %s result for %s", link.tier, submission.pk)
         else:
             logger.info("%s skipped: %s", change.trigger, conflict)
+        return False
+    moved_in_memory(submission, change, event)
+    return True
 
 
 def _source_rejected(submission: Submission, rejected: SourceRejected) -> Change:
