@@ -67,6 +67,7 @@ test: install
 	scripts/services.sh test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(TYPECHECK)
 	$(TEST_ENV) $(BIN)/pytest tests/unit
 	$(TEST_ENV) $(BIN)/pytest tests/integration
 	$(TEST_ENV) $(BIN)/pytest tests/e2e

@@ -58,7 +58,7 @@ def start_workers(env: dict[str, str]) -> list[subprocess.Popen]:
     return processes
 
 
-def refuse_stale_workers(app) -> None:  # type: ignore[no-untyped-def]
+def refuse_stale_workers(app) -> None:
     """Workers left on the benchmark's vhost by an interrupted run would take messages and skew
     the figures: stop instead of killing processes by name on a machine others share."""
     replies = app.control.ping(timeout=1.0) or []
@@ -67,7 +67,7 @@ def refuse_stale_workers(app) -> None:  # type: ignore[no-untyped-def]
         raise SystemExit(f"workers are still consuming the benchmark vhost ({names}): stop them")
 
 
-def wait_for_workers(app, count: int, timeout: float = 60) -> None:  # type: ignore[no-untyped-def]
+def wait_for_workers(app, count: int, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         replies = app.control.ping(timeout=1.0) or []
@@ -76,7 +76,7 @@ def wait_for_workers(app, count: int, timeout: float = 60) -> None:  # type: ign
     raise TimeoutError("the benchmark workers did not start")
 
 
-def create_submissions(count: int, rate: float | None, author, tag: str) -> list[str]:  # type: ignore[no-untyped-def]
+def create_submissions(count: int, rate: float | None, author, tag: str) -> list[str]:
     from pipeline.services.submissions import SubmissionRequest, create_submission
 
     ids = []
@@ -114,7 +114,7 @@ def end_to_end_seconds(ids: list[str]) -> list[float]:
     return sorted((done - created).total_seconds() for created, done in rows)
 
 
-def queue_bare_chains(app, count: int) -> None:  # type: ignore[no-untyped-def]
+def queue_bare_chains(app, count: int) -> None:
     from celery import chain
 
     for index in range(count):
@@ -127,7 +127,7 @@ def queue_bare_chains(app, count: int) -> None:  # type: ignore[no-untyped-def]
         ).apply_async()  # fmt: skip
 
 
-def drain_bare_chains(app, count: int, env: dict[str, str], timeout: float) -> float:  # type: ignore[no-untyped-def]
+def drain_bare_chains(app, count: int, env: dict[str, str], timeout: float) -> float:
     """Start the workers on a backlog of ``count`` bare chains; seconds from the first task
     received to the last chain's final task succeeded, by the workers' event timestamps."""
     received: list[float] = []
@@ -173,7 +173,7 @@ def drain_seconds(ids: list[str]) -> float:
 
     from pipeline.models import ProcessingAttempt, Submission
 
-    first = ProcessingAttempt.objects.filter(submission__in=ids).aggregate(t=Min("started_at"))
+    first = ProcessingAttempt.objects.filter(submission_id__in=ids).aggregate(t=Min("started_at"))
     last = Submission.objects.filter(pk__in=ids).aggregate(t=Max("state_changed_at"))
     return (last["t"] - first["t"]).total_seconds()
 
@@ -194,7 +194,7 @@ def main() -> None:
 
     from config.celery import app
 
-    app.conf.broker_url = args.broker_url
+    app.conf.update(broker_url=args.broker_url)
     refuse_stale_workers(app)
     prepare_broker(args.broker_url)
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url}

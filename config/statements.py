@@ -45,13 +45,16 @@ def table(model: type[models.Model]) -> str:
 
 @cache
 def column(model: type[models.Model], field_name: str) -> str:
-    return connection.ops.quote_name(model._meta.get_field(field_name).column)
+    name = _concrete(model, field_name).column
+    if name is None:
+        raise LookupError(f"{model.__name__}.{field_name} is not stored in a column")
+    return connection.ops.quote_name(name)
 
 
 def prepared(model: type[models.Model], field_name: str, value: Any) -> Any:
     """``value`` as the ORM would send it for ``model.field_name`` (a model instance for a
     foreign key becomes its primary key)."""
-    field = model._meta.get_field(field_name)
+    field = _concrete(model, field_name)
     if isinstance(value, models.Model):
         value = value.pk
     return field.get_db_prep_save(value, connection)
@@ -96,7 +99,7 @@ def _readers(
     would apply to its values."""
     readers = []
     for name in field_names:
-        field = model._meta.get_field(_field_name(model, name))
+        field = _concrete(model, _field_name(model, name))
         expression = field.get_col(model._meta.db_table)
         converters = [
             *connection.ops.get_db_converters(expression),
@@ -112,6 +115,14 @@ def converted(model: type[models.Model], field_name: str, value: Any) -> Any:
     for converter in converters:
         value = converter(value, expression, connection)
     return value
+
+
+def _concrete(model: type[models.Model], field_name: str) -> models.Field:
+    """The model's own field ``field_name`` (a reverse relation has nothing to write)."""
+    field = model._meta.get_field(field_name)
+    if not isinstance(field, models.Field):
+        raise LookupError(f"{model.__name__}.{field_name} is a reverse relation")
+    return field
 
 
 def _field_name(model: type[models.Model], name: str) -> str:

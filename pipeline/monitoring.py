@@ -128,7 +128,8 @@ def queue_depths() -> dict[str, int | None]:
     try:
         with Connection(settings.CELERY_BROKER_URL, connect_timeout=3) as conn:
             conn.ensure_connection(max_retries=1)
-            return declare_topology(conn.default_channel)
+            depths: dict[str, int | None] = {**declare_topology(conn.default_channel)}
+            return depths
     except Exception:
         logger.warning("queue depths: the broker is unreachable", exc_info=True)
         return {queue.name: None for queue in ALL_QUEUES}

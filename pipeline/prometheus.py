@@ -22,7 +22,7 @@ from reviews.metrics import RulePrecisionCollector
 
 
 class PipelineCollector(Collector):
-    def collect(self):  # type: ignore[no-untyped-def]
+    def collect(self):
         now = timezone.now()
         status = monitoring.queue_counts(now)
         metrics = monitoring.queue_metrics(now)
@@ -84,8 +84,8 @@ class PipelineCollector(Collector):
             "Failed step attempts by classification (timeouts, provider errors, ...), all time.",
             labels=["classification"],
         )
-        for row in TimeoutBucket.objects.values("classification").annotate(n=Sum("count")):
-            timeouts.add_metric([row["classification"]], row["n"])
+        for bucket in TimeoutBucket.objects.values("classification").annotate(n=Sum("count")):
+            timeouts.add_metric([bucket["classification"]], bucket["n"])
         yield timeouts
 
         durations = GaugeMetricFamily(

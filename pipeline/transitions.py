@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -39,7 +40,7 @@ class IllegalTransition(TransitionError):
 class TransitionConflict(TransitionError):
     """The submission was no longer in the expected state: someone else moved it first."""
 
-    def __init__(self, submission_id: object, expected: str, actual: str) -> None:
+    def __init__(self, submission_id: UUID | str, expected: str, actual: str) -> None:
         super().__init__(
             f"submission {submission_id} is {actual}, not {expected}: "
             "it was changed by someone else; reload and try again"
@@ -94,7 +95,9 @@ def check_allowed(change: Change) -> None:
         # with an error outcome, never a verdict.
         if source not in ERROR_REJECTION_SOURCES:
             raise IllegalTransition(f"{source} → {target} is not a valid transition")
-        if change.actor.type != ActorType.SYSTEM or change.outcome.kind != OutcomeKind.ERROR:
+        if change.actor.type != ActorType.SYSTEM or (
+            change.outcome is None or change.outcome.kind != OutcomeKind.ERROR
+        ):
             raise IllegalTransition(
                 f"{source} → REJECTED without a verdict is reserved to the system giving up, "
                 "with an error outcome"
@@ -112,7 +115,7 @@ class CompanionWrite:
         compare-and-set lost, so the write must read from it (or test it with ``EXISTS``)."""
         raise NotImplementedError
 
-    def write(self, submission_id: object) -> None:
+    def write(self, submission_id: UUID | str) -> None:
         """Elsewhere: the same write through the ORM, right after the transition, in its
         transaction."""
         raise NotImplementedError
@@ -122,7 +125,7 @@ class CompanionWrite:
 
 
 def transition(
-    submission_id: object,
+    submission_id: UUID | str,
     change: Change,
     *,
     entered_at: datetime | None = None,
@@ -192,7 +195,7 @@ _EVENT_FIELDS = {
 
 
 def _apply_in_one_statement(
-    submission_id: object,
+    submission_id: UUID | str,
     from_state: str,
     fields: dict[str, Any],
     event: SubmissionStateEvent,
@@ -245,7 +248,7 @@ def _apply_in_one_statement(
 
 
 def _apply_one_by_one(
-    submission_id: object,
+    submission_id: UUID | str,
     from_state: str,
     fields: dict[str, Any],
     event: SubmissionStateEvent,
@@ -267,7 +270,7 @@ def _apply_one_by_one(
             companion.write(submission_id)
 
 
-def _refusal(submission_id: object, expected: str, seen: str | None) -> Exception:
+def _refusal(submission_id: UUID | str, expected: str, seen: str | None) -> Exception:
     """Why the compare-and-set lost. ``seen`` is the state read with the attempt; when it still
     says ``expected``, another transaction moved the row after that read, so read it again."""
     actual = seen

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -162,7 +163,7 @@ class Succeeded(CompanionWrite):
             [ProcessingAttempt.Status.SUCCEEDED.value, self.finished_at, self.attempt.pk],
         )
 
-    def write(self, submission_id: object) -> None:
+    def write(self, submission_id: UUID | str) -> None:
         ProcessingAttempt.objects.filter(pk=self.attempt.pk).update(
             status=ProcessingAttempt.Status.SUCCEEDED, finished_at=self.finished_at
         )

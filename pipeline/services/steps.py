@@ -17,6 +17,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -124,7 +125,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
         report = _stored_tier1(started)
         if report is None:
             raise ScanResult.DoesNotExist(f"submission {submission.pk} has no Tier 1 result")
-        judgement = get_judge().judge(submission.bundle.as_bundle().scan_input(), report)
+        judgement = get_judge().judge(_scan_input(submission), report)
         thresholds = Thresholds(
             settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE, settings.SKILLGATE_REVIEW_MIN_SCORE
         )
@@ -152,7 +153,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
             PendingResult(
                 ScanResult.Tier.TIER2,
                 lambda: results.record_tier2(
-                    submission.bundle_id, report.catalogue_version, record
+                    _bundle_sha256(submission), report.catalogue_version, record
                 ),
             ),
             _judge_change(judgement, decision),
@@ -239,7 +240,7 @@ def _intake(started: Started) -> Routed | None:
 def _scan(started: Started, stored: Tier1Report | None) -> None:
     """Tier 1 on the submission (see ``run_scan``), or its ``stored`` report from intake."""
     submission = started.submission
-    report = stored or tier1.scan(submission.bundle.as_bundle().scan_input())
+    report = stored or tier1.scan(_scan_input(submission))
     metadata = {"findings": len(report.findings), "duration_ms": round(report.duration_ms, 1)}
     if submission.vendor_org_id is not None:
         change = Change(
@@ -262,8 +263,26 @@ def _scan(started: Started, stored: Tier1Report | None) -> None:
             {**metadata, "critical": _summaries(_blocking(report.findings))},
             outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
         )
-    result = None if stored else _tier1_result(submission.bundle_id, report)
+    result = None if stored else _tier1_result(_bundle_sha256(submission), report)
     _store_and_apply(started, result, change)
+
+
+def _bundle_sha256(submission: Submission) -> str:
+    """The bundle a step past intake grades: intake stores it with the move to scanning, so a
+    submission without one in a later state is a broken invariant, not a case to handle."""
+    if submission.bundle_id is None:
+        raise _without_bundle(submission)
+    return submission.bundle_id
+
+
+def _scan_input(submission: Submission) -> dict[str, str | bytes]:
+    if submission.bundle is None:
+        raise _without_bundle(submission)
+    return submission.bundle.as_bundle().scan_input()
+
+
+def _without_bundle(submission: Submission) -> ValueError:
+    return ValueError(f"submission {submission.pk} reached {submission.state} without a bundle")
 
 
 def _tier1_read() -> dict[str, str]:
@@ -309,7 +328,7 @@ class _Linked(CompanionWrite):
             [self.tier, self.result.pk, self.created_at],
         )
 
-    def write(self, submission_id: object) -> None:
+    def write(self, submission_id: UUID | str) -> None:
         ScanResult.objects.create(submission_id=submission_id, tier=self.tier, result=self.result)
 
 
