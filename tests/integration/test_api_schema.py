@@ -28,6 +28,10 @@ from tests.support.stack import WebServer, stack_environment
 
 pytestmark = pytest.mark.integration
 
+# gunicorn's default ``limit_request_line``: a longer request line is refused with 414 by the
+# server in front of the API, before any view runs, so it is outside the schema's contract.
+GUNICORN_REQUEST_LINE_LIMIT = 4094
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -78,8 +82,21 @@ schema = schemathesis.openapi.from_dict(served_schema())
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 def test_every_operation_keeps_the_schemas_promises(case, api_server, operator_token):
-    case.call_and_validate(
-        base_url=api_server.url,
-        headers={"Authorization": f"Token {operator_token}"},
-        checks=CHECKS,
+    response = case.call(
+        base_url=api_server.url, headers={"Authorization": f"Token {operator_token}"}
     )
+    if refused_by_the_front_server(response):
+        return
+    case.validate_response(response, checks=CHECKS)
+
+
+def refused_by_the_front_server(response) -> bool:
+    """A generated query string can outgrow the request line gunicorn accepts; the 414 it then
+    answers is the web server's, and is expected exactly when the line really is too long."""
+    if response.status_code != 414:
+        return False
+    request = response.request
+    target = request.path_url
+    request_line = f"{request.method} {target} HTTP/1.1"
+    assert len(request_line.encode()) > GUNICORN_REQUEST_LINE_LIMIT, request_line
+    return True
