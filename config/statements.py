@@ -70,6 +70,29 @@ def columns(model: type[models.Model], field_names: Sequence[str], alias: str) -
     return ", ".join(f"{alias}.{column(model, name)}" for name in field_names)
 
 
+def insertion(
+    obj: models.Model, computed: Mapping[str, str] | None = None
+) -> tuple[str, str, list[Any]]:
+    """The column list, value list and parameters of an INSERT of ``obj`` exactly as ``save()``
+    would write it (defaults, ``auto_now_add``, foreign keys as ids); a primary key the
+    database generates is left to it. ``computed`` gives SQL expressions for some fields (by
+    name), e.g. an id another part of the statement returns."""
+    computed = computed or {}
+    fields = [
+        field
+        for field in type(obj)._meta.concrete_fields
+        if not (field.primary_key and field.db_returning)
+    ]
+    names = ", ".join(column(type(obj), field.name) for field in fields)
+    expressions = ", ".join(computed.get(field.name, "%s") for field in fields)
+    params = [
+        field.get_db_prep_save(field.pre_save(obj, True), connection)
+        for field in fields
+        if field.name not in computed
+    ]
+    return names, expressions, params
+
+
 def concrete_field_names(model: type[models.Model]) -> tuple[str, ...]:
     return tuple(field.attname for field in model._meta.concrete_fields)
 

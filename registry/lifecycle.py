@@ -198,10 +198,10 @@ def change_status(version_id: int, action: str, actor: Actor, reason: str = "") 
         )
 
 
-def record_publication(version: SkillVersion, actor: Actor) -> VersionEvent:
-    """The first event of every version (none → published), written as it is created."""
-    return VersionEvent.objects.create(
-        version=version,
+def publication_event(actor: Actor) -> VersionEvent:
+    """The first event of every version (none → published), stored with the version by
+    ``registry.publication.create_version``."""
+    return VersionEvent(
         from_status="",
         to_status=VersionStatus.PUBLISHED,
         action=Action.PUBLISH,

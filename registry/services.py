@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 
-from registry import archives, lifecycle, selectors, versions
+from registry import archives, lifecycle, publication, selectors, versions
 from registry.bundles import Bundle
 from registry.models import (
     BundleSnapshot,
@@ -154,51 +154,54 @@ def publish_version(request: PublicationRequest) -> Publication:
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("publish_version must run inside the caller's transaction")
-    existing = SkillVersion.objects.filter(submission_id=request.submission_id).first()
-    if existing is not None:
-        return Publication(existing, created=False)
-    skill, new_skill = Skill.objects.select_for_update().get_or_create(
-        owner=request.owner,
-        name=request.name,
-        defaults={
-            "origin": request.origin,
-            "host": request.host,
-            "owner_account_id": (
-                request.submitter_id if request.origin == Skill.Origin.ACCOUNT else None
-            ),
-            "description": request.description,
-        },
+    locked = publication.lock_skill(_new_skill(request), request.submission_id)
+    if locked.submission_version_id is not None:
+        return Publication(_version(locked.submission_version_id), created=False)
+    around = publication.neighbours(locked, request.bundle_sha256)
+    if around.latest_id is not None and around.latest_bundle == request.bundle_sha256:
+        return Publication(_version(around.latest_id), created=False)
+    version = publication.create_version(
+        SkillVersion(
+            skill=locked.skill,
+            version=versions.next_version(around.newest_number, request.declared_version),
+            bundle_id=request.bundle_sha256,
+            submission_id=request.submission_id,
+            submitter_id=request.submitter_id,
+            channel=request.channel,
+        ),
+        lifecycle.publication_event(
+            lifecycle.Actor.system("pipeline")
+            if request.approved_by is None
+            else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT)
+        ),
     )
-    # A skill created just now has no versions to compare with or number after.
-    latest = None if new_skill else selectors.latest(skill)
-    if latest is not None and latest.bundle_id == request.bundle_sha256:
-        return Publication(latest, created=False)
-    newest = None if new_skill else skill.versions.newest_first().first()
-    version = SkillVersion.objects.create(
-        skill=skill,
-        version=versions.next_version(newest.version if newest else None, request.declared_version),
-        bundle_id=request.bundle_sha256,
-        submission_id=request.submission_id,
-        submitter_id=request.submitter_id,
-        channel=request.channel,
-    )
-    lifecycle.record_publication(
-        version,
-        lifecycle.Actor.system("pipeline")
-        if request.approved_by is None
-        else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT),
-    )
-    twin = selectors.quarantined_with_bundle(request.bundle_sha256).exclude(pk=version.pk).first()
-    if twin is not None:
+    if around.quarantined_twin_id is not None:
+        twin = _version(around.quarantined_twin_id)
         reason = f"its files are identical to {twin}, which is quarantined: {twin.status_reason}"
         lifecycle.quarantine(
             version.pk, lifecycle.Actor.system(), reason[: lifecycle.REASON_MAX_LENGTH]
         )
         version.refresh_from_db()
-    elif skill.description != request.description:
-        skill.description = request.description
-        skill.save(update_fields=["description", "updated_at"])
+    elif locked.skill.description != request.description:
+        locked.skill.description = request.description
+        locked.skill.save(update_fields=["description", "updated_at"])
     return Publication(version, created=True)
+
+
+def _new_skill(request: PublicationRequest) -> Skill:
+    """The skill row a first publication under this name creates."""
+    return Skill(
+        owner=request.owner,
+        name=request.name,
+        origin=request.origin,
+        host=request.host,
+        owner_account_id=(request.submitter_id if request.origin == Skill.Origin.ACCOUNT else None),
+        description=request.description,
+    )
+
+
+def _version(version_id: int) -> SkillVersion:
+    return SkillVersion.objects.select_related("skill").get(pk=version_id)
 
 
 class VersionQuarantined(Exception):

@@ -1,15 +1,21 @@
 """Publishing: versions are 1.0.0 first, then the declared semver if greater, else the next
 patch; "latest" is the newest available version; an identical bundle reuses it; a quarantine
-cannot be bypassed by publishing the same files again."""
+cannot be bypassed by publishing the same files again. Each rule holds whether the publication's
+reads and writes go in a few statements (PostgreSQL) or one by one through the ORM."""
 
 from __future__ import annotations
 
-import pytest
+import threading
 
+import pytest
+from django.db import connection, connections, transaction
+
+from pipeline.services.publishing import publication_request as pipeline_publication_request
 from pipeline.services.publishing import publish as publish_submission
 from pipeline.states import State
 from pipeline.transitions import Actor as PipelineActor
-from registry import lifecycle, selectors
+from registry import lifecycle, publication, selectors
+from registry import services as registry_services
 from registry.lifecycle import Actor
 from registry.models import SkillVersion
 from registry.versions import next_version
@@ -18,6 +24,13 @@ from tests.support.versions import make_security
 from tests.unit.pipeline.factories import submission_in
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True, params=["in few statements", "one by one"])
+def publication_path(request, monkeypatch):
+    if request.param == "one by one":
+        monkeypatch.setattr(publication, "single_statements", lambda: False)
+    return request.param
 
 
 @pytest.mark.parametrize(
@@ -165,3 +178,56 @@ def test_a_reviewer_approval_is_recorded_as_the_reviewers(make_user):
         submission, SkillVersion.Channel.REVIEW, PipelineActor.admin("rita"), "reviewer-approved"
     )
     assert (version.events.get().actor, version.events.get().actor_type) == ("rita", "account")
+
+
+def test_a_submission_published_twice_gets_its_version_back(make_user):
+    user = make_user()
+    submission = submission_in(State.AUTO_APPROVED, user, files=benign_files())
+    request = pipeline_publication_request(
+        submission, SkillVersion.Channel.AUTOMATIC, PipelineActor.system()
+    )
+    with transaction.atomic():
+        first = registry_services.publish_version(request)
+    with transaction.atomic():
+        again = registry_services.publish_version(request)
+    assert (first.created, again.created) == (True, False)
+    assert again.version == first.version and SkillVersion.objects.count() == 1
+    assert again.version.events.count() == 1
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_concurrent_publications_of_a_new_skill_are_numbered_one_after_the_other(make_user):
+    """The skill row is locked (created by the first): the second publication waits, then sees
+    the first's version and numbers after it."""
+    assert connection.vendor == "postgresql", "this concurrency test needs PostgreSQL"
+    user = make_user()
+    submissions = [
+        submission_in(State.AUTO_APPROVED, user, files=benign_files(body=f"body {n}"))
+        for n in range(4)
+    ]
+    barrier = threading.Barrier(len(submissions))
+    results: list[object] = [None] * len(submissions)
+
+    def attempt(index: int) -> None:
+        try:
+            barrier.wait()
+            results[index] = publish_submission(
+                submissions[index],
+                SkillVersion.Channel.AUTOMATIC,
+                PipelineActor.system(),
+                "publish-complete",
+            ).version
+        except Exception as exc:  # the exception is the result under test
+            results[index] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(len(submissions))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+    numbers = sorted(result for result in results if isinstance(result, str))
+    assert numbers == ["1.0.0", "1.0.1", "1.0.2", "1.0.3"], results
+    assert SkillVersion.objects.filter(submission__in=submissions).count() == 4
