@@ -490,6 +490,10 @@ def _copy_kind(
     }
     for table, (key, times) in children.items():
         overrides: dict[str, str | None] = {"id": None, key: "n.id"}
+        if table == "pipeline_processingattempt":
+            # Each copy is its own step message, as in a real history (a retry repeats its
+            # message's task id, nothing else does).
+            overrides["task_id"] = "left(t.task_id, 40) || '-' || n.g"
         for column in times:
             overrides[column] = (
                 f"CASE WHEN t.{column} IS NULL THEN NULL "
