@@ -46,6 +46,18 @@ def env_bool(name: str, default: bool) -> bool:
     raise ValueError(f"environment variable {name} must be true or false, got {raw!r}")
 
 
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip()
+    if value not in choices:
+        raise ValueError(
+            f"environment variable {name} must be one of {', '.join(choices)}, got {raw!r}"
+        )
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

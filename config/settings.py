@@ -14,6 +14,7 @@ import dj_database_url
 
 from config.env import (
     env_bool,
+    env_choice,
     env_float,
     env_int,
     env_list,
@@ -124,9 +125,21 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # so PostgreSQL stops parsing and planning the pipeline's few statements again and again
     # (Django's default, None, never prepares). 0 never prepares: needed behind a pooler in
     # transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
+    #
+    # After five runs of a prepared statement PostgreSQL may switch to a generic plan, one that
+    # ignores the parameters' values. For the workers' fixed statements that is the saving; for
+    # the web app's operator lists it can be a trap: a search pattern or a rare filter value is
+    # a parameter, and the generic plan walks a million rows (a search went from 16 ms to
+    # 1.1 s). So the web app (config/wsgi.py) plans every run for its values, "auto" elsewhere.
     DATABASES["default"]["OPTIONS"] = {
         "server_side_binding": True,
         "prepare_threshold": env_int("DATABASE_PREPARE_THRESHOLD", 5) or None,
+        "options": "-c plan_cache_mode="
+        + env_choice(
+            "DATABASE_PLAN_CACHE_MODE",
+            "auto",
+            ("auto", "force_custom_plan", "force_generic_plan"),
+        ),
     }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Web, worker and beat share the file: WAL lets readers run beside the one writer, and
