@@ -4,13 +4,23 @@ Scanning a megabyte with a hundred regular expressions costs seconds; Tier 1 has
 Every pattern rule therefore names *keywords*, one of which occurs (case-insensitively) in every
 match. A text is tokenised once; a rule whose keywords' tokens are all absent is skipped, and a
 rule that may match runs only on windows around its keyword occurrences (a pattern's match is
-bounded, so it lies inside the window of the keyword it contains).
+bounded, so it lies inside the window of the keyword it contains). Within those windows, each
+pattern runs only where one of its required literals occurs (``literals``).
+
+Keywords and literals are found together: one Aho–Corasick pass over the lower-case text
+(``StringSearch``) yields every occurrence of every one of them, instead of one ``str.find``
+sweep of the whole text per keyword.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Protocol
+
+from ahocorasick_rs import AhoCorasick, Implementation
+
+from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, Literals
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
@@ -43,6 +53,28 @@ class Keyed(Protocol):
     def window(self) -> tuple[int, int]: ...
 
 
+class StringSearch:
+    """An Aho–Corasick automaton over a fixed set of lower-case strings (the catalogue's keywords
+    and pattern literals), built once per catalogue."""
+
+    def __init__(self, strings: Iterable[str]) -> None:
+        self._strings = tuple(sorted({string for string in strings if string}))
+        self.known = frozenset(self._strings)
+        self._automaton = (
+            AhoCorasick(self._strings, implementation=Implementation.DFA) if self._strings else None
+        )
+
+    def positions(self, lowered: str) -> dict[str, list[int]]:
+        """Start offsets (ascending) of every occurrence, overlapping ones included, of each
+        string found in ``lowered``: what ``str.find`` from each previous hit + 1 would give."""
+        found: dict[str, list[int]] = {}
+        if self._automaton is not None:
+            strings = self._strings
+            for index, start, _ in self._automaton.find_matches_as_indexes(lowered, True):
+                found.setdefault(strings[index], []).append(start)
+        return found
+
+
 def key_tokens(keyword: str) -> frozenset[str]:
     """Every word of a keyword: a text lacking any of them cannot contain it."""
     return frozenset(_TOKEN.findall(keyword.lower()))
@@ -54,14 +86,19 @@ def key_token(keyword: str) -> str:
 
 
 class TextIndex:
-    """Lazily computed lower-case copy, token set and keyword positions of one text."""
+    """Lazily computed lower-case copy, token set, keyword positions and pattern literals (see
+    ``literals``) of one text."""
 
-    def __init__(self, text: str, *, tokenise: bool = True) -> None:
+    def __init__(
+        self, text: str, *, tokenise: bool = True, search: StringSearch | None = None
+    ) -> None:
         self.text = text
         lowered = text.lower()
         self.lowered = lowered if len(lowered) == len(text) else None
         self._tokenise = tokenise
         self._tokens: frozenset[str] | None = None
+        self._search = search
+        self._found: dict[str, list[int]] | None = None
         self._positions: dict[str, list[int]] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
 
@@ -80,6 +117,37 @@ class TextIndex:
             ascii_only = self.lowered.encode("ascii", "replace").translate(_SEPARATORS)
             self._tokens = frozenset(ascii_only.decode("ascii").split())
         return self._tokens
+
+    def candidates(
+        self, literals: Literals | None, windows: list[tuple[int, int]]
+    ) -> list[tuple[int, int]]:
+        """The ``windows`` a pattern needing one of ``literals`` can match in: those holding an
+        occurrence of one. All of them when nothing is known: no literals, literals the search
+        does not know, or a text whose lower-case copy does not mirror its case-insensitive
+        matches (see ``literals.CASE_FOLD_EXCEPTIONS``)."""
+        found = self._occurrences()
+        if literals is None or found is None or not literals <= self._known():
+            return windows
+        lowered = self.lowered
+        if lowered is None or any(char in lowered for char in CASE_FOLD_EXCEPTIONS):
+            return windows
+        needed = [literal for literal in literals if literal in found]
+        if not needed:
+            return []
+        return [
+            (start, end)
+            for start, end in windows
+            if any(lowered.find(literal, start, end) >= 0 for literal in needed)
+        ]
+
+    def _known(self) -> frozenset[str]:
+        return self._search.known if self._search is not None else frozenset()
+
+    def _occurrences(self) -> dict[str, list[int]] | None:
+        """Every known keyword's and literal's positions, from one pass (None: no search)."""
+        if self._found is None and self._search is not None and self.lowered is not None:
+            self._found = self._search.positions(self.lowered)
+        return self._found
 
     def windows(self, rule: Keyed) -> list[tuple[int, int]]:
         """Disjoint (start, end) spans that contain every possible match; [] if none.
@@ -121,6 +189,9 @@ class TextIndex:
         cached = self._positions.get(keyword)
         if cached is not None:
             return cached
+        found_all = self._occurrences()
+        if found_all is not None and keyword in self._known():
+            return found_all.get(keyword, [])
         assert self.lowered is not None
         found: list[int] = []
         index = self.lowered.find(keyword)

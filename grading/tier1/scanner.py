@@ -128,7 +128,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     file = _File(path, text, normalise(text, fold=not data_only), role)
     views = file.views = views_of(path, file.normalised.text)
     kinds = {view.kind for view in views}
-    _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
+    index = TextIndex(file.normalised.text, tokenise=not data_only, search=catalogue.search)
+    _match_views(file, views, index, context)
     _follow_flows(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
@@ -177,19 +178,28 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
             windows = _within(file_windows, view.regions())
             if rule.context and index.lowered is not None:
                 windows = [w for w in windows if _mentions(index.lowered, w, rule.context)]
-            if windows and not _run_rule(file, view, rule, windows, context):
+            if windows and not _run_rule(file, view, index, rule, windows, context):
                 return
 
 
 def _run_rule(
-    file: _File, view: View, rule: Rule, windows: list[tuple[int, int]], context: ScanContext
+    file: _File,
+    view: View,
+    index: TextIndex,
+    rule: Rule,
+    windows: list[tuple[int, int]],
+    context: ScanContext,
 ) -> bool:
-    """Match one rule in one view; False once the scan's work budget is spent."""
+    """Match one rule in one view; False once the scan's work budget is spent.
+
+    The budget is charged for every window, also those a pattern skips for lack of its
+    literals: the prefilter changes how fast a scan is, never what it reports.
+    """
     if not context.spend(file.path, len(rule.patterns) * sum(e - s for s, e in windows)):
         return False
     collector = context.collector
-    for pattern in rule.patterns:
-        for match in _matches(pattern, view.text, windows):
+    for pattern, literals in zip(rule.patterns, rule.literals, strict=True):
+        for match in _matches(pattern, view.text, index.candidates(literals, windows)):
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
@@ -387,7 +397,7 @@ def _rescan(
     before = len(context.collector.findings)
     normalised = normalise(hidden_text).text
     views = [View(kind, normalised, anchor=anchor, origin=origin) for kind in _DECODED_KINDS]
-    _match_views(file, views, TextIndex(normalised), context)
+    _match_views(file, views, TextIndex(normalised, search=context.catalogue.search), context)
     new = context.collector.findings[before:]
     return max((SEVERITY_ORDER[f.severity] for f in new), default=0)
 

@@ -1,0 +1,161 @@
+"""The fast paths of Tier 1 change its speed, never its findings.
+
+The literal prefilter (``grading.tier1.literals``) may skip a pattern only where it provably
+cannot match; the Aho–Corasick search (``grading.tier1.index.StringSearch``) must find exactly
+what ``str.find`` finds. These tests state both as properties, over every pattern of the
+catalogue.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grading.tier1.catalogue import Rule, load_catalogue
+from grading.tier1.index import StringSearch, TextIndex
+from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, required_literals
+
+CATALOGUE = load_catalogue()
+PATTERN_RULES = [r for r in CATALOGUE.rules if not r.engine and not r.on_original]
+FILTERED = [
+    (rule.id, pattern, literals)
+    for rule in PATTERN_RULES
+    for pattern, literals in zip(rule.patterns, rule.literals, strict=True)
+    if literals is not None
+]
+
+
+def _kept(pattern: re.Pattern[str], text: str) -> bool:
+    """True when the prefilter lets ``pattern`` run on every window it has a match in."""
+    index = TextIndex(text, search=CATALOGUE.search)
+    literals = required_literals(pattern)
+    for match in pattern.finditer(text):
+        window = [(match.start(), match.end())]
+        if index.candidates(literals, window) != window:
+            return False
+    return True
+
+
+def test_most_patterns_have_literals() -> None:
+    """Not a correctness property: a guard that the prefilter still does its job."""
+    assert len(FILTERED) >= 0.9 * sum(len(r.patterns) for r in PATTERN_RULES)
+
+
+@pytest.mark.parametrize("rule", PATTERN_RULES, ids=lambda r: r.id)
+def test_the_prefilter_keeps_every_match_of_the_rule_examples(rule: Rule) -> None:
+    texts = [t for example in rule.positives for t in example.values() if isinstance(t, str)]
+    for pattern in rule.patterns:
+        for text in texts:
+            assert _kept(pattern, text), (rule.id, pattern.pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "pattern", "literals"),
+    FILTERED,
+    ids=[f"{r}:{p.pattern[:30]}" for r, p, _ in FILTERED],
+)
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_generated_match_contains_a_required_literal(
+    rule_id: str, pattern: re.Pattern[str], literals: frozenset[str], data: st.DataObject
+) -> None:
+    text = data.draw(st.from_regex(pattern))
+    match = pattern.search(text)
+    if match is None:  # from_regex may spell what the engine matches differently (lookarounds)
+        return
+    if not any(char in text for char in CASE_FOLD_EXCEPTIONS):
+        assert any(literal in match.group().lower() for literal in literals), rule_id
+    assert _kept(pattern, text), rule_id
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"(?i)\bcurl\s", {"curl"}),
+        (r"https?://", {"http://", "https://"}),
+        (r"abc(?:d|e)f", {"abcdf", "abcef"}),
+        (r"[sS]ecret", {"secret"}),
+        (r"(?:token){1,9}", {"token"}),
+        (r"foo|bar", {"foo", "bar"}),
+        (r"(?x) to  ken ", {"token"}),
+        (r"(?i:SECRET)KEY", {"secretkey"}),
+    ],
+)
+def test_literals_of_simple_patterns(source: str, expected: set[str]) -> None:
+    assert required_literals(re.compile(source)) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"foo|b",  # one alternative has no literal of useful length
+        r"(?:secret)?ke",  # optional parts require nothing; "ke" alone is too short
+        r"(?=secret)\w+",  # a lookahead consumes nothing
+        r"(?:abc)*",  # zero repetitions match too
+        r"(\w+)\1",  # back-references
+        r"(?m)^#!\s*+/",  # a real rule's pattern (config hooks)
+    ],
+)
+def test_a_pattern_without_provable_literals_always_runs(source: str) -> None:
+    pattern = re.compile(source)
+    assert required_literals(pattern) is None
+    windows = [(0, 5), (10, 40)]
+    assert TextIndex("x" * 50, search=CATALOGUE.search).candidates(None, windows) == windows
+
+
+def test_catalogue_rules_without_literals_keep_every_window() -> None:
+    unfiltered = [
+        (rule, pattern)
+        for rule in PATTERN_RULES
+        for pattern, literals in zip(rule.patterns, rule.literals, strict=True)
+        if literals is None
+    ]
+    assert unfiltered, "the catalogue has patterns without literals; they must still run"
+    for rule, pattern in unfiltered:
+        assert required_literals(pattern) is None, rule.id
+
+
+def test_case_fold_exceptions_turn_the_filter_off() -> None:
+    """``(?i)s`` matches the long s, which does not lower-case to "s": no literal is found, so
+    the filter must not be trusted on such a text."""
+    pattern = re.compile(r"(?i)secret")
+    text = "the \u017fecret is out"
+    assert pattern.search(text)
+    assert "secret" not in text.lower()
+    assert _kept(pattern, text)
+
+
+def test_case_fold_exceptions_are_complete() -> None:
+    """Every non-ASCII character a case-insensitive ASCII letter or digit matches either
+    lower-cases to it or is listed (the list is what the filter relies on)."""
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    for letter in "abcdefghijklmnopqrstuvwxyz0123456789":
+        for match in re.finditer(f"(?i){letter}", everything):
+            char = match.group()
+            assert char.lower() == letter or char in CASE_FOLD_EXCEPTIONS, hex(ord(char))
+
+
+_KEYWORDS = sorted({k for r in PATTERN_RULES for k in r.keywords})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abcdeinorst _-./\n", max_size=8)),
+        max_size=40,
+    )
+)
+def test_string_search_finds_what_str_find_finds(pieces: list[str]) -> None:
+    text = "".join(pieces).lower()
+    found = CATALOGUE.search.positions(text)
+    for keyword in _KEYWORDS:
+        expected = [i for i in range(len(text)) if text.startswith(keyword, i)]
+        assert found.get(keyword, []) == expected, keyword
+
+
+def test_string_search_counts_characters_not_bytes() -> None:
+    search = StringSearch(["token"])
+    assert search.positions("é→ token") == {"token": [3]}
