@@ -46,7 +46,7 @@ from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
 from grading.tier1.index import StringSearch, key_token, key_tokens
 from grading.tier1.limits import MAX_FILE_CHARS
-from grading.tier1.literals import Literals, required_literals
+from grading.tier1.literals import Literals, gated, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 RULES_DIR = Path(__file__).with_name("rules")
@@ -228,7 +228,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         raise CatalogueError(f"{where}: unknown privilege {raw['privilege']!r}")
     engine = bool(raw.get("engine", False))
     kinds = expand_kinds(raw.get("kinds", ["any"]))
-    patterns = tuple(_compile(p, where) for p in raw.get("patterns", []))
+    patterns = tuple(gated(_compile(p, where)) for p in raw.get("patterns", []))
     keywords = tuple(k.lower() for k in raw.get("keywords", []))
     non_ascii_only = bool(raw.get("non_ascii_only", False))
     on_original = raw.get("target", "normalised") == "original"
@@ -307,9 +307,11 @@ def _spans_fixed(raw: Any, where: str) -> bool:
 
 def _window(raw: Any, where: str) -> tuple[int, int]:
     if not (
-        isinstance(raw, list | tuple) and len(raw) == 2 and all(isinstance(n, int) for n in raw)
+        isinstance(raw, list | tuple)
+        and len(raw) == 2
+        and all(isinstance(n, int) and n >= 0 for n in raw)
     ):
-        raise CatalogueError(f"{where}: window must be [before, after]")
+        raise CatalogueError(f"{where}: window must be [before, after], both at least 0")
     return raw[0], raw[1]
 
 

@@ -15,8 +15,8 @@ sweep of the whole text per keyword.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Protocol
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
 
 from ahocorasick_rs import AhoCorasick, Implementation
 
@@ -75,6 +75,9 @@ class StringSearch:
         return found
 
 
+_Rule = TypeVar("_Rule", bound=Keyed)
+
+
 def key_tokens(keyword: str) -> frozenset[str]:
     """Every word of a keyword: a text lacking any of them cannot contain it."""
     return frozenset(_TOKEN.findall(keyword.lower()))
@@ -99,8 +102,28 @@ class TextIndex:
         self._tokens: frozenset[str] | None = None
         self._search = search
         self._found: dict[str, list[int]] | None = None
+        self._folds_plainly = lowered.isascii() or not any(
+            c in lowered for c in CASE_FOLD_EXCEPTIONS
+        )
         self._positions: dict[str, list[int]] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
+
+    def plausible(self, rules: Sequence[_Rule]) -> list[_Rule]:
+        """``rules`` less those whose keywords cannot occur (``may_contain``), in order; rules
+        without keywords are kept. One pass over the token set, where most rules drop out."""
+        if self.lowered is None:
+            return list(rules)
+        tokens = self.tokens() if self._tokenise else frozenset()
+        return [
+            rule
+            for rule in rules
+            if not rule.keywords
+            or (
+                not rule.keys.isdisjoint(tokens)
+                if self._tokenise and not rule.substring_keywords
+                else self.may_contain(rule)
+            )
+        ]
 
     def may_contain(self, rule: Keyed) -> bool:
         if self.lowered is None:
@@ -126,10 +149,10 @@ class TextIndex:
         does not know, or a text whose lower-case copy does not mirror its case-insensitive
         matches (see ``literals.CASE_FOLD_EXCEPTIONS``)."""
         found = self._occurrences()
-        if literals is None or found is None or not literals <= self._known():
-            return windows
         lowered = self.lowered
-        if lowered is None or any(char in lowered for char in CASE_FOLD_EXCEPTIONS):
+        if literals is None or found is None or lowered is None or not self._folds_plainly:
+            return windows
+        if not literals <= self._known():
             return windows
         needed = [literal for literal in literals if literal in found]
         if not needed:
@@ -174,16 +197,18 @@ class TextIndex:
         if not starts:
             return []
         starts.sort()
-        spans: list[tuple[int, int]] = []
-        size = len(self.text)
+        # Keyword windows (position - before, position + after) overlap or lie within MERGE_GAP
+        # of each other exactly when their keywords are at most `reach` apart: a new window
+        # starts after each longer gap.
         before, after = rule.window
-        for position in starts:
-            low, high = max(0, position - before), min(size, position + after)
-            if spans and low <= spans[-1][1] + MERGE_GAP:
-                spans[-1] = (spans[-1][0], max(spans[-1][1], high))
-            else:
-                spans.append((low, high))
-        return spans
+        reach = before + after + MERGE_GAP
+        cuts = [i for i in range(1, len(starts)) if starts[i] - starts[i - 1] > reach]
+        firsts, lasts = [0, *cuts], [cut - 1 for cut in cuts] + [len(starts) - 1]
+        size = len(self.text)
+        return [
+            (max(0, starts[first] - before), min(size, starts[last] + after))
+            for first, last in zip(firsts, lasts, strict=True)
+        ]
 
     def _find_all(self, keyword: str) -> list[int]:
         cached = self._positions.get(keyword)

@@ -158,3 +158,65 @@ def _best(candidates: list[Literals]) -> Literals | None:
     if not usable:
         return None
     return max(usable, key=lambda c: (min(map(len, c)), -len(c)))
+
+
+def gated(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` behind a look-ahead for the characters a match can start with.
+
+    Python's regex search tries every position; for a case-insensitive alternation of words that
+    means entering every branch at every character. The gate — one character-class test —
+    rejects almost all positions first. It is case-insensitive whatever the pattern (a superset
+    of the characters that can start a match), so the gated pattern matches exactly the same.
+    Returned unchanged when a match could start with any character or be empty.
+    """
+    chars, nullable = _leading(_parser.parse(pattern.pattern, pattern.flags))
+    if chars is None or nullable:
+        return pattern
+    body = _GLOBAL_FLAGS.sub("", pattern.pattern, count=1)  # they stay in pattern.flags
+    end = "\n)" if pattern.flags & re.VERBOSE else ")"  # a trailing (?x) comment ends at "\n"
+    gate = "".join(re.escape(char) for char in sorted(chars))
+    return re.compile(f"(?=(?i:[{gate}]))(?:{body}{end}", pattern.flags)
+
+
+_GLOBAL_FLAGS = re.compile(r"\A\(\?[aiLmsux]+\)")
+
+
+def _leading(items: Iterable[tuple[Any, Any]]) -> tuple[set[str] | None, bool]:
+    """(characters a match of a sequence can start with — None: any —, whether it can be
+    empty)."""
+    chars: set[str] = set()
+    for op, argument in items:
+        first, nullable = _leading_item(str(op), argument)
+        if first is None:
+            return None, True
+        chars |= first
+        if not nullable:
+            return chars, False
+    return chars, True
+
+
+def _leading_item(op: str, argument: Any) -> tuple[set[str] | None, bool]:
+    if op == "LITERAL":
+        return {chr(argument)}, False
+    if op in ("AT", "ASSERT", "ASSERT_NOT"):
+        return set(), True
+    if op == "IN":
+        members = _char_class(argument)
+        return (set(members) if members is not None else None), False
+    if op in ("SUBPATTERN", "ATOMIC_GROUP", "BRANCH"):
+        body = argument[3] if op == "SUBPATTERN" else argument
+        branches = argument[1] if op == "BRANCH" else [body]
+        union: set[str] = set()
+        nullable = False
+        for branch in branches:
+            first, empty = _leading(branch)
+            if first is None:
+                return None, True
+            union |= first
+            nullable = nullable or empty
+        return union, nullable
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        low, _, body = argument
+        first, empty = _leading(body)
+        return first, empty or low == 0
+    return None, True

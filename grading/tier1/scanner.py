@@ -19,6 +19,7 @@ from grading.tier1.files import View, file_kinds, is_markdown, views_of
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
+from grading.tier1.literals import gated
 from grading.tier1.normalise import (
     Normalised,
     non_ascii_pieces,
@@ -159,7 +160,7 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     JavaScript, decoded data read as every kind) are matched once.
     """
     markdown = is_markdown(file.path)
-    for rule in context.catalogue.rules_for(frozenset(view.kind for view in views)):
+    for rule in index.plausible(context.catalogue.rules_for(frozenset(v.kind for v in views))):
         if markdown and not rule.in_markdown:
             continue
         if rule.paths is not None:
@@ -315,10 +316,12 @@ def _follow_flows(file: _File, context: ScanContext) -> None:
             )
 
 
-_RUN_SCRIPT = re.compile(
-    r"(?:^|[;&|(]\s{0,4}|\$\(\s{0,4})(?:(?:bash|sh|zsh|source|\.|python3?|node)\s+)?\./([\w/.-]{1,120}\."
-    r"(?:sh|bash|py|js|mjs))\b|(?:^|[;&|(]\s{0,4})(?:bash|sh|zsh|source|\.)\s+([\w/.-]{1,120}\.(?:sh|bash))\b",
-    re.MULTILINE,
+_RUN_SCRIPT = gated(
+    re.compile(
+        r"(?:^|[;&|(]\s{0,4}|\$\(\s{0,4})(?:(?:bash|sh|zsh|source|\.|python3?|node)\s+)?\./([\w/.-]{1,120}\."
+        r"(?:sh|bash|py|js|mjs))\b|(?:^|[;&|(]\s{0,4})(?:bash|sh|zsh|source|\.)\s+([\w/.-]{1,120}\.(?:sh|bash))\b",
+        re.MULTILINE,
+    )
 )
 
 

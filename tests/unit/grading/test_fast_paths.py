@@ -11,20 +11,37 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grading.tier1.catalogue import Rule, load_catalogue
+from grading.tier1 import flows, scanner
+from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.index import StringSearch, TextIndex
-from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, required_literals
+from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
 
 CATALOGUE = load_catalogue()
+_GATED_CONSTANTS = [
+    (scanner, "_RUN_SCRIPT"),
+    (flows, "_PY_SEND_KEYWORDS"),
+]
 PATTERN_RULES = [r for r in CATALOGUE.rules if not r.engine and not r.on_original]
+
+
+def _raw_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """Every pattern as written in the rule files (the catalogue holds them gated)."""
+    found: list[tuple[str, re.Pattern[str]]] = []
+    for path in rule_files():
+        for raw in yaml.safe_load(path.read_text(encoding="utf-8")).get("rules", []):
+            found.extend((raw["id"], re.compile(source)) for source in raw.get("patterns", []))
+    return found
+
+
+RAW_PATTERNS = _raw_patterns()
 FILTERED = [
-    (rule.id, pattern, literals)
-    for rule in PATTERN_RULES
-    for pattern, literals in zip(rule.patterns, rule.literals, strict=True)
-    if literals is not None
+    (rule_id, pattern, literals)
+    for rule_id, pattern in RAW_PATTERNS
+    if (literals := required_literals(pattern)) is not None
 ]
 
 
@@ -37,6 +54,12 @@ def _kept(pattern: re.Pattern[str], text: str) -> bool:
         if index.candidates(literals, window) != window:
             return False
     return True
+
+
+def test_the_catalogue_holds_each_pattern_literals() -> None:
+    """Gating a pattern (``gated``) leaves its literals as they were."""
+    held = [(r.id, lit) for r in CATALOGUE.rules for lit in r.literals]
+    assert held == [(rule_id, required_literals(pattern)) for rule_id, pattern in RAW_PATTERNS]
 
 
 def test_most_patterns_have_literals() -> None:
@@ -159,3 +182,56 @@ def test_string_search_finds_what_str_find_finds(pieces: list[str]) -> None:
 def test_string_search_counts_characters_not_bytes() -> None:
     search = StringSearch(["token"])
     assert search.positions("é→ token") == {"token": [3]}
+
+
+_TEXTS = [
+    text
+    for rule in PATTERN_RULES
+    for example in rule.positives + rule.negatives
+    for text in example.values()
+    if isinstance(text, str)
+]
+_CUES = (
+    "attacker", "red flag", "never do this", "detects patterns like", "don't", "do not", "BAD:",
+    'e.g. "', "such as '", "./run.sh", "; bash x.sh", ".post(", "❌", "\u017fecret", "ſ", "K",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("rule_id", "pattern"), RAW_PATTERNS, ids=[r for r, _ in RAW_PATTERNS])
+def test_a_gated_pattern_finds_exactly_what_the_pattern_finds(
+    rule_id: str, pattern: re.Pattern[str]
+) -> None:
+    fast = gated(pattern)
+    for text in _TEXTS:
+        assert _spans(fast, text) == _spans(pattern, text), rule_id
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        *(getattr(module, name) for module, name in _GATED_CONSTANTS),
+    ],
+)
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_CUES), st.text(max_size=6)), max_size=30))
+def test_gated_cues_find_what_the_cues_find(pattern: re.Pattern[str], pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    plain = re.compile(_ungated(pattern), pattern.flags)
+    assert _spans(pattern, text) == _spans(plain, text)
+
+
+def test_a_pattern_that_may_start_anywhere_is_not_gated() -> None:
+    for source in (r"\w+secret", r"(?:x)?", r"(?i)\b.{0,9}key"):
+        pattern = re.compile(source)
+        assert gated(pattern) is pattern
+
+
+def _ungated(pattern: re.Pattern[str]) -> str:
+    """The source ``gated`` wrapped as ``(?=(?i:[…]))(?:…)``."""
+    prefix = re.match(r"\(\?=\(\?i:\[(?:\\.|[^\]\\])*\]\)\)\(\?:", pattern.pattern)
+    assert prefix is not None, pattern.pattern
+    return pattern.pattern[prefix.end() : -2 if pattern.flags & re.VERBOSE else -1]
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in pattern.finditer(text)]
