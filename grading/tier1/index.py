@@ -190,8 +190,11 @@ class TextIndex:
         if self.lowered is None:
             return [(0, len(self.text))]
         tokens = self.tokens() if self._tokenise and not rule.substring_keywords else None
+        found, known = self._occurrences() or {}, self._known()
         starts: list[int] = []
         for keyword, key_set in zip(rule.keywords, rule.key_sets, strict=True):
+            if keyword in known and keyword not in found:
+                continue  # the search saw it nowhere
             if tokens is None or key_set <= tokens:
                 starts.extend(self._find_all(keyword))
         if not starts:
