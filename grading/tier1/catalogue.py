@@ -44,8 +44,9 @@ import yaml
 
 from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
-from grading.tier1.index import key_token, key_tokens
+from grading.tier1.index import StringSearch, key_token, key_tokens
 from grading.tier1.limits import MAX_FILE_CHARS
+from grading.tier1.literals import Literals, gated, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 RULES_DIR = Path(__file__).with_name("rules")
@@ -82,6 +83,9 @@ class Rule:
     substring_keywords: bool
     window: tuple[int, int]
     patterns: tuple[re.Pattern[str], ...]
+    literals: tuple[Literals | None, ...]
+    """For each pattern, strings of which every match contains one (``literals``); None: none
+    proven, the pattern always runs."""
     exclude: tuple[re.Pattern[str], ...]
     on_original: bool
     trigger: str
@@ -111,6 +115,8 @@ class Catalogue:
     raw_rules: tuple[Rule, ...]
     raw_trigger: re.Pattern[str]
     """Any character some raw-character rule is about: where there is none, they cannot match."""
+    search: StringSearch
+    """Finds every keyword and pattern literal of the rules in a text at once (see ``index``)."""
     _by_kinds: dict[frozenset[str], tuple[Rule, ...]] = field(default_factory=dict)
 
     def rule(self, rule_id: str) -> Rule:
@@ -182,7 +188,11 @@ def build_catalogue(paths: list[Path]) -> Catalogue:
     raw_trigger = re.compile(
         "(?:" + ("|".join(r.trigger for r in raw_rules) or "(?!)") + "){1,4000}"
     )
-    return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger)
+    search = StringSearch(
+        [keyword for rule in rules for keyword in rule.keywords]
+        + [literal for rule in rules for strings in rule.literals if strings for literal in strings]
+    )
+    return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger, search)
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -218,7 +228,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         raise CatalogueError(f"{where}: unknown privilege {raw['privilege']!r}")
     engine = bool(raw.get("engine", False))
     kinds = expand_kinds(raw.get("kinds", ["any"]))
-    patterns = tuple(_compile(p, where) for p in raw.get("patterns", []))
+    patterns = tuple(gated(_compile(p, where)) for p in raw.get("patterns", []))
     keywords = tuple(k.lower() for k in raw.get("keywords", []))
     non_ascii_only = bool(raw.get("non_ascii_only", False))
     on_original = raw.get("target", "normalised") == "original"
@@ -255,6 +265,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         substring_keywords=substring_keywords,
         window=_window(raw.get("window", DEFAULT_WINDOW), where),
         patterns=patterns,
+        literals=tuple(required_literals(p) for p in patterns),
         exclude=tuple(_compile(p, where) for p in raw.get("exclude", [])),
         on_original=on_original,
         trigger=trigger,
@@ -296,9 +307,11 @@ def _spans_fixed(raw: Any, where: str) -> bool:
 
 def _window(raw: Any, where: str) -> tuple[int, int]:
     if not (
-        isinstance(raw, list | tuple) and len(raw) == 2 and all(isinstance(n, int) for n in raw)
+        isinstance(raw, list | tuple)
+        and len(raw) == 2
+        and all(isinstance(n, int) and n >= 0 for n in raw)
     ):
-        raise CatalogueError(f"{where}: window must be [before, after]")
+        raise CatalogueError(f"{where}: window must be [before, after], both at least 0")
     return raw[0], raw[1]
 
 

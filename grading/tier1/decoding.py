@@ -16,6 +16,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress
 
 MAX_BLOBS_PER_SKILL = 64
 MAX_BLOB_CHARS = 64 * 1024
@@ -25,7 +26,6 @@ MAX_DEPTH = 3
 MIN_DECODED_CHARS = 12
 
 _MIN_BLOB = 32
-_LONG_WORD = re.compile(r"\S{32,}")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}={0,2}")
 _HEX_ESCAPES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
 _HEX = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){16,}(?![0-9a-fA-F])")
@@ -61,8 +61,7 @@ def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
     far cheaper than running the blob patterns over every character of a large file.
     """
     candidates: list[tuple[int, str, str]] = []
-    for long_word in _LONG_WORD.finditer(text):
-        offset, word = long_word.start(), long_word.group()
+    for offset, word in _long_words(text):
         for match in _BASE64.finditer(word):
             candidates.append((offset + match.start(), "base64", match.group()))
         for match in _HEX_ESCAPES.finditer(word):
@@ -76,6 +75,22 @@ def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
         decoded = _decode(encoding, raw[:MAX_BLOB_CHARS])
         if decoded is not None and budget.spend(decoded):
             yield Blob(start, encoding, decoded)
+
+
+def _long_words(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, word) of every whitespace-free run of at least _MIN_BLOB characters, in order.
+
+    ``str.split`` cuts at exactly the characters ``\\s`` matches, and with the length test it
+    runs in C, several times faster than a regex search, which tries every character of every
+    shorter word. Each long word is the first run that long after the previous one, so ``find``
+    from there locates it.
+    """
+    words = text.split()
+    cursor = 0
+    for word in compress(words, map(_MIN_BLOB.__le__, map(len, words))):
+        cursor = text.find(word, cursor)
+        yield cursor, word
+        cursor += len(word)
 
 
 def decodes_further(text: str) -> bool:

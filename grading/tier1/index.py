@@ -4,13 +4,23 @@ Scanning a megabyte with a hundred regular expressions costs seconds; Tier 1 has
 Every pattern rule therefore names *keywords*, one of which occurs (case-insensitively) in every
 match. A text is tokenised once; a rule whose keywords' tokens are all absent is skipped, and a
 rule that may match runs only on windows around its keyword occurrences (a pattern's match is
-bounded, so it lies inside the window of the keyword it contains).
+bounded, so it lies inside the window of the keyword it contains). Within those windows, each
+pattern runs only where one of its required literals occurs (``literals``).
+
+Keywords and literals are found together: one Aho–Corasick pass over the lower-case text
+(``StringSearch``) yields every occurrence of every one of them, instead of one ``str.find``
+sweep of the whole text per keyword.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
+
+from ahocorasick_rs import AhoCorasick, Implementation
+
+from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, Literals
 
 _TOKEN = re.compile(r"[a-z0-9]+")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
@@ -43,6 +53,31 @@ class Keyed(Protocol):
     def window(self) -> tuple[int, int]: ...
 
 
+class StringSearch:
+    """An Aho–Corasick automaton over a fixed set of lower-case strings (the catalogue's keywords
+    and pattern literals), built once per catalogue."""
+
+    def __init__(self, strings: Iterable[str]) -> None:
+        self._strings = tuple(sorted({string for string in strings if string}))
+        self.known = frozenset(self._strings)
+        self._automaton = (
+            AhoCorasick(self._strings, implementation=Implementation.DFA) if self._strings else None
+        )
+
+    def positions(self, lowered: str) -> dict[str, list[int]]:
+        """Start offsets (ascending) of every occurrence, overlapping ones included, of each
+        string found in ``lowered``: what ``str.find`` from each previous hit + 1 would give."""
+        found: dict[str, list[int]] = {}
+        if self._automaton is not None:
+            strings = self._strings
+            for index, start, _ in self._automaton.find_matches_as_indexes(lowered, True):
+                found.setdefault(strings[index], []).append(start)
+        return found
+
+
+_Rule = TypeVar("_Rule", bound=Keyed)
+
+
 def key_tokens(keyword: str) -> frozenset[str]:
     """Every word of a keyword: a text lacking any of them cannot contain it."""
     return frozenset(_TOKEN.findall(keyword.lower()))
@@ -54,16 +89,41 @@ def key_token(keyword: str) -> str:
 
 
 class TextIndex:
-    """Lazily computed lower-case copy, token set and keyword positions of one text."""
+    """Lazily computed lower-case copy, token set, keyword positions and pattern literals (see
+    ``literals``) of one text."""
 
-    def __init__(self, text: str, *, tokenise: bool = True) -> None:
+    def __init__(
+        self, text: str, *, tokenise: bool = True, search: StringSearch | None = None
+    ) -> None:
         self.text = text
         lowered = text.lower()
         self.lowered = lowered if len(lowered) == len(text) else None
         self._tokenise = tokenise
         self._tokens: frozenset[str] | None = None
+        self._search = search
+        self._found: dict[str, list[int]] | None = None
+        self._folds_plainly = lowered.isascii() or not any(
+            c in lowered for c in CASE_FOLD_EXCEPTIONS
+        )
         self._positions: dict[str, list[int]] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
+
+    def plausible(self, rules: Sequence[_Rule]) -> list[_Rule]:
+        """``rules`` less those whose keywords cannot occur (``may_contain``), in order; rules
+        without keywords are kept. One pass over the token set, where most rules drop out."""
+        if self.lowered is None:
+            return list(rules)
+        tokens = self.tokens() if self._tokenise else frozenset()
+        return [
+            rule
+            for rule in rules
+            if not rule.keywords
+            or (
+                not rule.keys.isdisjoint(tokens)
+                if self._tokenise and not rule.substring_keywords
+                else self.may_contain(rule)
+            )
+        ]
 
     def may_contain(self, rule: Keyed) -> bool:
         if self.lowered is None:
@@ -80,6 +140,37 @@ class TextIndex:
             ascii_only = self.lowered.encode("ascii", "replace").translate(_SEPARATORS)
             self._tokens = frozenset(ascii_only.decode("ascii").split())
         return self._tokens
+
+    def candidates(
+        self, literals: Literals | None, windows: list[tuple[int, int]]
+    ) -> list[tuple[int, int]]:
+        """The ``windows`` a pattern needing one of ``literals`` can match in: those holding an
+        occurrence of one. All of them when nothing is known: no literals, literals the search
+        does not know, or a text whose lower-case copy does not mirror its case-insensitive
+        matches (see ``literals.CASE_FOLD_EXCEPTIONS``)."""
+        found = self._occurrences()
+        lowered = self.lowered
+        if literals is None or found is None or lowered is None or not self._folds_plainly:
+            return windows
+        if not literals <= self._known():
+            return windows
+        needed = [literal for literal in literals if literal in found]
+        if not needed:
+            return []
+        return [
+            (start, end)
+            for start, end in windows
+            if any(lowered.find(literal, start, end) >= 0 for literal in needed)
+        ]
+
+    def _known(self) -> frozenset[str]:
+        return self._search.known if self._search is not None else frozenset()
+
+    def _occurrences(self) -> dict[str, list[int]] | None:
+        """Every known keyword's and literal's positions, from one pass (None: no search)."""
+        if self._found is None and self._search is not None and self.lowered is not None:
+            self._found = self._search.positions(self.lowered)
+        return self._found
 
     def windows(self, rule: Keyed) -> list[tuple[int, int]]:
         """Disjoint (start, end) spans that contain every possible match; [] if none.
@@ -99,28 +190,36 @@ class TextIndex:
         if self.lowered is None:
             return [(0, len(self.text))]
         tokens = self.tokens() if self._tokenise and not rule.substring_keywords else None
+        found, known = self._occurrences() or {}, self._known()
         starts: list[int] = []
         for keyword, key_set in zip(rule.keywords, rule.key_sets, strict=True):
+            if keyword in known and keyword not in found:
+                continue  # the search saw it nowhere
             if tokens is None or key_set <= tokens:
                 starts.extend(self._find_all(keyword))
         if not starts:
             return []
         starts.sort()
-        spans: list[tuple[int, int]] = []
-        size = len(self.text)
+        # Keyword windows (position - before, position + after) overlap or lie within MERGE_GAP
+        # of each other exactly when their keywords are at most `reach` apart: a new window
+        # starts after each longer gap.
         before, after = rule.window
-        for position in starts:
-            low, high = max(0, position - before), min(size, position + after)
-            if spans and low <= spans[-1][1] + MERGE_GAP:
-                spans[-1] = (spans[-1][0], max(spans[-1][1], high))
-            else:
-                spans.append((low, high))
-        return spans
+        reach = before + after + MERGE_GAP
+        cuts = [i for i in range(1, len(starts)) if starts[i] - starts[i - 1] > reach]
+        firsts, lasts = [0, *cuts], [cut - 1 for cut in cuts] + [len(starts) - 1]
+        size = len(self.text)
+        return [
+            (max(0, starts[first] - before), min(size, starts[last] + after))
+            for first, last in zip(firsts, lasts, strict=True)
+        ]
 
     def _find_all(self, keyword: str) -> list[int]:
         cached = self._positions.get(keyword)
         if cached is not None:
             return cached
+        found_all = self._occurrences()
+        if found_all is not None and keyword in self._known():
+            return found_all.get(keyword, [])
         assert self.lowered is not None
         found: list[int] = []
         index = self.lowered.find(keyword)

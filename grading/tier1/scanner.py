@@ -19,6 +19,7 @@ from grading.tier1.files import View, file_kinds, is_markdown, views_of
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
+from grading.tier1.literals import gated
 from grading.tier1.normalise import (
     Normalised,
     non_ascii_pieces,
@@ -128,7 +129,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     file = _File(path, text, normalise(text, fold=not data_only), role)
     views = file.views = views_of(path, file.normalised.text)
     kinds = {view.kind for view in views}
-    _match_views(file, views, TextIndex(file.normalised.text, tokenise=not data_only), context)
+    index = TextIndex(file.normalised.text, tokenise=not data_only, search=catalogue.search)
+    _match_views(file, views, index, context)
     _follow_flows(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
@@ -158,7 +160,7 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     JavaScript, decoded data read as every kind) are matched once.
     """
     markdown = is_markdown(file.path)
-    for rule in context.catalogue.rules_for(frozenset(view.kind for view in views)):
+    for rule in index.plausible(context.catalogue.rules_for(frozenset(v.kind for v in views))):
         if markdown and not rule.in_markdown:
             continue
         if rule.paths is not None:
@@ -177,19 +179,28 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
             windows = _within(file_windows, view.regions())
             if rule.context and index.lowered is not None:
                 windows = [w for w in windows if _mentions(index.lowered, w, rule.context)]
-            if windows and not _run_rule(file, view, rule, windows, context):
+            if windows and not _run_rule(file, view, index, rule, windows, context):
                 return
 
 
 def _run_rule(
-    file: _File, view: View, rule: Rule, windows: list[tuple[int, int]], context: ScanContext
+    file: _File,
+    view: View,
+    index: TextIndex,
+    rule: Rule,
+    windows: list[tuple[int, int]],
+    context: ScanContext,
 ) -> bool:
-    """Match one rule in one view; False once the scan's work budget is spent."""
+    """Match one rule in one view; False once the scan's work budget is spent.
+
+    The budget is charged for every window, also those a pattern skips for lack of its
+    literals: the prefilter changes how fast a scan is, never what it reports.
+    """
     if not context.spend(file.path, len(rule.patterns) * sum(e - s for s, e in windows)):
         return False
     collector = context.collector
-    for pattern in rule.patterns:
-        for match in _matches(pattern, view.text, windows):
+    for pattern, literals in zip(rule.patterns, rule.literals, strict=True):
+        for match in _matches(pattern, view.text, index.candidates(literals, windows)):
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
@@ -305,10 +316,12 @@ def _follow_flows(file: _File, context: ScanContext) -> None:
             )
 
 
-_RUN_SCRIPT = re.compile(
-    r"(?:^|[;&|(]\s{0,4}|\$\(\s{0,4})(?:(?:bash|sh|zsh|source|\.|python3?|node)\s+)?\./([\w/.-]{1,120}\."
-    r"(?:sh|bash|py|js|mjs))\b|(?:^|[;&|(]\s{0,4})(?:bash|sh|zsh|source|\.)\s+([\w/.-]{1,120}\.(?:sh|bash))\b",
-    re.MULTILINE,
+_RUN_SCRIPT = gated(
+    re.compile(
+        r"(?:^|[;&|(]\s{0,4}|\$\(\s{0,4})(?:(?:bash|sh|zsh|source|\.|python3?|node)\s+)?\./([\w/.-]{1,120}\."
+        r"(?:sh|bash|py|js|mjs))\b|(?:^|[;&|(]\s{0,4})(?:bash|sh|zsh|source|\.)\s+([\w/.-]{1,120}\.(?:sh|bash))\b",
+        re.MULTILINE,
+    )
 )
 
 
@@ -387,7 +400,7 @@ def _rescan(
     before = len(context.collector.findings)
     normalised = normalise(hidden_text).text
     views = [View(kind, normalised, anchor=anchor, origin=origin) for kind in _DECODED_KINDS]
-    _match_views(file, views, TextIndex(normalised), context)
+    _match_views(file, views, TextIndex(normalised, search=context.catalogue.search), context)
     new = context.collector.findings[before:]
     return max((SEVERITY_ORDER[f.severity] for f in new), default=0)
 

