@@ -3,11 +3,9 @@ that of concurrent attempts exactly one wins."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import connection, connections
+from django.db import connection
 
 from registry import lifecycle
 from registry.lifecycle import (
@@ -19,6 +17,7 @@ from registry.lifecycle import (
     VersionStatusError,
 )
 from registry.models import SkillVersion, VersionEvent, VersionStatus
+from tests.support.concurrency import at_once
 from tests.support.versions import make_security, publish_files, publish_skill
 
 pytestmark = pytest.mark.django_db
@@ -289,25 +288,12 @@ def test_of_many_quarantines_at_once_exactly_one_wins(make_user):
     assert connection.vendor == "postgresql", "this concurrency test needs PostgreSQL"
     version = publish_skill(make_user("arthur"))
     people = [make_security(make_user(f"sec{n}", staff=True)) for n in range(8)]
-    barrier = threading.Barrier(len(people))
-    results: list[object] = [None] * len(people)
-
-    def attempt(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = lifecycle.quarantine(
-                version.pk, Actor.account(people[index]), f"report {index}"
-            )
-        except Exception as exc:  # the exception is the result under test
-            results[index] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(len(people))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    results = at_once(
+        len(people),
+        lambda index: lifecycle.quarantine(
+            version.pk, Actor.account(people[index]), f"report {index}"
+        ),
+    )
 
     winners = [r for r in results if isinstance(r, VersionEvent)]
     losers = [r for r in results if isinstance(r, VersionStatusError)]

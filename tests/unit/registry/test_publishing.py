@@ -5,10 +5,8 @@ reads and writes go in a few statements (PostgreSQL) or one by one through the O
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 
 from pipeline.services.publishing import publication_request as pipeline_publication_request
 from pipeline.services.publishing import publish as publish_submission
@@ -19,6 +17,7 @@ from registry import services as registry_services
 from registry.lifecycle import Actor
 from registry.models import SkillVersion
 from registry.versions import next_version
+from tests.support.concurrency import at_once
 from tests.support.skills import benign_files
 from tests.support.versions import make_security
 from tests.unit.pipeline.factories import submission_in
@@ -205,28 +204,17 @@ def test_concurrent_publications_of_a_new_skill_are_numbered_one_after_the_other
         submission_in(State.AUTO_APPROVED, user, files=benign_files(body=f"body {n}"))
         for n in range(4)
     ]
-    barrier = threading.Barrier(len(submissions))
-    results: list[object] = [None] * len(submissions)
-
-    def attempt(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = publish_submission(
+    results = at_once(
+        len(submissions),
+        lambda index: (
+            publish_submission(
                 submissions[index],
                 SkillVersion.Channel.AUTOMATIC,
                 PipelineActor.system(),
                 "publish-complete",
             ).version
-        except Exception as exc:  # the exception is the result under test
-            results[index] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(len(submissions))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+        ),
+    )
 
     numbers = sorted(result for result in results if isinstance(result, str))
     assert numbers == ["1.0.0", "1.0.1", "1.0.2", "1.0.3"], results
