@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
 SHOW_PLAN_CACHE_MODE = (
@@ -21,11 +20,9 @@ SHOW_PLAN_CACHE_MODE = (
 
 def plan_cache_mode_of(entry_point: str, **env: str) -> str:
     """``plan_cache_mode`` of a database connection opened by a fresh process that loaded
-    Django through ``entry_point``."""
-    environment = {**os.environ, "DATABASE_URL": _database_url(), **env}
-    environment.pop(
-        "DATABASE_PLAN_CACHE_MODE", None
-    ) if "DATABASE_PLAN_CACHE_MODE" not in env else None
+    Django through ``entry_point`` (on the database the tests' environment names)."""
+    inherited = {k: v for k, v in os.environ.items() if k != "DATABASE_PLAN_CACHE_MODE"}
+    environment = {**inherited, **env}
     result = subprocess.run(
         [sys.executable, "-c", entry_point + SHOW_PLAN_CACHE_MODE],
         env=environment,
@@ -36,11 +33,6 @@ def plan_cache_mode_of(entry_point: str, **env: str) -> str:
     )
     assert result.returncode == 0, result.stderr
     return result.stdout.strip().splitlines()[-1]
-
-
-def _database_url() -> str:
-    db = settings.DATABASES["default"]
-    return f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
 WEB = "import config.wsgi\n"
