@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from pipeline.outcomes import Outcome, OutcomeKind
 from pipeline.states import AUTOMATED_STATES, ActorType, State
@@ -148,7 +149,9 @@ class SubmissionStateEvent(models.Model):
     dwell_ms = models.FloatField(
         null=True, blank=True, help_text="Time spent in from_state: the stage's duration."
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Not auto_now_add: an edge applied together with the next one keeps the time it was
+    # decided (transitions.transition_through).
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     objects = AppendOnlyQuerySet.as_manager()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 from uuid import UUID
 
@@ -78,6 +79,9 @@ class Change:
     metadata: dict[str, Any] = field(default_factory=dict)
     outcome: Outcome | None = None
     updates: dict[str, Any] = field(default_factory=dict)
+    decided_at: datetime | None = None
+    """When the step decided this edge, if earlier than when it is applied: an edge applied
+    together with the next one (``transition_through``) keeps its own time in the audit trail."""
 
 
 def check_allowed(change: Change) -> None:
@@ -109,11 +113,18 @@ class CompanionWrite:
     PostgreSQL in the transition's own statement) and only when the transition happens, e.g.
     a step's result or the success of the attempt that made it."""
 
-    def sql(self, moved: str) -> tuple[str, list[Any]]:
+    def sql(self, moved: str, prelude: str) -> tuple[str, list[Any]]:
         """PostgreSQL: one data-modifying statement for the transition's ``WITH`` clause. The
         CTE named ``moved`` holds the moved submission's ``id``, and no row when the
-        compare-and-set lost, so the write must read from it (or test it with ``EXISTS``)."""
+        compare-and-set lost, so the write must read from it (or test it with ``EXISTS``).
+        ``prelude`` names the rows of this write's ``prelude`` statement, if it has one."""
         raise NotImplementedError
+
+    def prelude(self) -> tuple[str, list[Any]] | None:
+        """PostgreSQL: a data-modifying statement that runs in the transition's statement
+        whatever the compare-and-set's outcome (e.g. recording a fact the write then points
+        to); None when the write needs none."""
+        return None
 
     def write(self, submission_id: UUID | str) -> None:
         """Elsewhere: the same write through the ORM, right after the transition, in its
@@ -145,24 +156,64 @@ def transition(
     Runs inside the caller's transaction when there is one, so a step can store more and move
     the state all-or-nothing.
     """
-    check_allowed(change)
+    return transition_through(submission_id, (change,), entered_at=entered_at, also=also)[0]
+
+
+def transition_through(
+    submission_id: UUID | str,
+    changes: Sequence[Change],
+    *,
+    entered_at: datetime | None = None,
+    also: Sequence[CompanionWrite] = (),
+) -> list[SubmissionStateEvent]:
+    """Apply consecutive edges (each one's target the next one's source) as one compare-and-set
+    from the first edge's source to the last edge's target, with one audit event per edge, in
+    order; see ``transition``.
+
+    A step that decides two edges in one message (routing a submission to Tier 1, then Tier
+    1's verdict) records both with one commit: the audit trail keeps every edge and the time
+    each was decided, while the row never rests in the state in between. If the step dies
+    before the commit, neither edge happened and the redelivered message starts again.
+    """
+    if not changes:
+        raise ValueError("a transition needs at least one change")
+    for change in changes:
+        check_allowed(change)
+    for earlier, later in pairwise(changes):
+        if earlier.to_state != later.from_state:
+            raise IllegalTransition(
+                f"{earlier.from_state} → {earlier.to_state} is not followed by {later.from_state}"
+            )
     now = timezone.now()
-    fields: dict[str, Any] = {
-        "state": change.to_state,
-        "state_changed_at": now,
-        "updated_at": now,
-        **change.updates,
-    }
-    if change.outcome is not None:
+    fields: dict[str, Any] = {}
+    for change in changes:
+        fields |= change.updates
+    last = changes[-1]
+    fields |= {"state": last.to_state, "state_changed_at": now, "updated_at": now}
+    if last.outcome is not None:
         fields |= {
-            "outcome_kind": change.outcome.kind,
-            "outcome_code": change.outcome.code,
-            "outcome_message": change.outcome.message,
+            "outcome_kind": last.outcome.kind,
+            "outcome_code": last.outcome.code,
+            "outcome_message": last.outcome.message,
         }
+    events = [
+        _event(submission_id, change, now if change is last else change.decided_at or now)
+        for change in changes
+    ]
+    if single_statements():
+        _apply_in_one_statement(submission_id, changes[0].from_state, fields, events, also)
+    else:
+        _apply_one_by_one(submission_id, changes[0].from_state, fields, events, also, entered_at)
+    for companion in also:
+        companion.written()
+    return events
+
+
+def _event(submission_id: UUID | str, change: Change, at: datetime) -> SubmissionStateEvent:
     metadata = dict(change.metadata)
     if change.outcome is not None:
         metadata.setdefault("outcome", change.outcome.as_dict())
-    event = SubmissionStateEvent(
+    return SubmissionStateEvent(
         submission_id=submission_id,
         from_state=change.from_state,
         to_state=change.to_state,
@@ -170,15 +221,8 @@ def transition(
         actor=change.actor.name,
         actor_type=change.actor.type,
         metadata=metadata,
-        created_at=now,
+        created_at=at,
     )
-    if single_statements():
-        _apply_in_one_statement(submission_id, change.from_state, fields, event, also)
-    else:
-        _apply_one_by_one(submission_id, change.from_state, fields, event, also, entered_at)
-    for companion in also:
-        companion.written()
-    return event
 
 
 # The event's fields the statement writes, each with the attribute holding its value.
@@ -198,60 +242,85 @@ def _apply_in_one_statement(
     submission_id: UUID | str,
     from_state: str,
     fields: dict[str, Any],
-    event: SubmissionStateEvent,
+    events: list[SubmissionStateEvent],
     also: Sequence[CompanionWrite],
 ) -> None:
-    """The compare-and-set, the audit event (its dwell time from the row itself) and the
-    companion writes as one statement. Its last SELECT reads the snapshot the statement
-    started from, so on a lost compare-and-set it says what the state was instead."""
+    """The compare-and-set, the audit events (the first one's dwell time from the row itself,
+    the next ones' from the event before) and the companion writes as one statement. Its last
+    SELECT reads the snapshot the statement started from, so on a lost compare-and-set it says
+    what the state was instead."""
     submission_id = prepared(Submission, "id", submission_id)
     set_sql, set_params = assignments(Submission, fields)
-    event_values = [
-        prepared(SubmissionStateEvent, name, getattr(event, _EVENT_FIELDS[name]))
-        for name in _EVENT_FIELDS
+    rows: list[str] = []
+    row_params: list[Any] = []
+    for index, event in enumerate(events):
+        values = [
+            prepared(SubmissionStateEvent, name, getattr(event, _EVENT_FIELDS[name]))
+            for name in _EVENT_FIELDS
+        ]
+        if index == 0:
+            dwell = "(EXTRACT(EPOCH FROM (%s - before.entered)) * 1000)::float8"
+            dwell_params: list[Any] = [event.created_at]
+        else:
+            dwell, dwell_params = "%s::float8", [_dwell_ms(events[index - 1], event)]
+        rows.append(f"SELECT {', '.join(['%s'] * len(_EVENT_FIELDS))}, {dwell} FROM moved, before")
+        row_params += [*values, *dwell_params]
+    preludes: list[tuple[int, tuple[str, list[Any]]]] = [
+        (index, part)
+        for index, part in enumerate(companion.prelude() for companion in also)
+        if part is not None
     ]
-    companions = [companion.sql("moved") for companion in also]
+    companions = [
+        companion.sql("moved", f"prelude_{index}") for index, companion in enumerate(also)
+    ]
+    created_at = column(SubmissionStateEvent, "created_at")
     sql = (
-        f"WITH before AS (SELECT {column(Submission, 'state_changed_at')} AS entered"
+        "WITH "
+        + "".join(f"prelude_{index} AS ({part}), " for index, (part, _) in preludes)
+        + f"before AS (SELECT {column(Submission, 'state_changed_at')} AS entered"
         f" FROM {table(Submission)} WHERE id = %s),"
         f" moved AS (UPDATE {table(Submission)} SET {set_sql}"
         f" WHERE id = %s AND {column(Submission, 'state')} = %s RETURNING id),"
         f" event AS (INSERT INTO {table(SubmissionStateEvent)}"
         f" ({', '.join(column(SubmissionStateEvent, name) for name in _EVENT_FIELDS)},"
-        f" {column(SubmissionStateEvent, 'dwell_ms')})"
-        f" SELECT {', '.join(['%s'] * len(_EVENT_FIELDS))},"
-        " (EXTRACT(EPOCH FROM (%s - before.entered)) * 1000)::float8"
-        " FROM moved, before RETURNING id, dwell_ms)"
+        f" {column(SubmissionStateEvent, 'dwell_ms')}) {' UNION ALL '.join(rows)}"
+        f" RETURNING id, dwell_ms, {created_at})"
         + "".join(f", companion_{index} AS ({part})" for index, (part, _) in enumerate(companions))
         + f" SELECT event.id, event.dwell_ms, (SELECT {column(Submission, 'state')}"
         f" FROM {table(Submission)} WHERE id = %s) FROM (SELECT 1) AS one"
-        " LEFT JOIN event ON true"
+        f" LEFT JOIN event ON true ORDER BY event.{created_at}, event.id"
     )
     params: list[Any] = [
+        *(param for _, (_, part_params) in preludes for param in part_params),
         submission_id,
         *set_params,
         submission_id,
         from_state,
-        *event_values,
-        event.created_at,
+        *row_params,
         *(param for _, part_params in companions for param in part_params),
         submission_id,
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        event_id, dwell_ms, state_before = cursor.fetchone()
+        stored = cursor.fetchall()
+    event_id, _, state_before = stored[0]
     if event_id is None:
         raise _refusal(submission_id, from_state, state_before)
-    event.pk, event.dwell_ms = event_id, dwell_ms
-    event._state.adding = False
-    event._state.db = connection.alias
+    for event, (event_id, dwell_ms, _) in zip(events, stored, strict=True):
+        event.pk, event.dwell_ms = event_id, dwell_ms
+        event._state.adding = False
+        event._state.db = connection.alias
+
+
+def _dwell_ms(earlier: SubmissionStateEvent, later: SubmissionStateEvent) -> float:
+    return (later.created_at - earlier.created_at).total_seconds() * 1000
 
 
 def _apply_one_by_one(
     submission_id: UUID | str,
     from_state: str,
     fields: dict[str, Any],
-    event: SubmissionStateEvent,
+    events: list[SubmissionStateEvent],
     also: Sequence[CompanionWrite],
     entered_at: datetime | None,
 ) -> None:
@@ -264,8 +333,12 @@ def _apply_one_by_one(
         changed = Submission.objects.filter(pk=submission_id, state=from_state).update(**fields)
         if changed == 0:
             raise _refusal(submission_id, from_state, from_state)
-        event.dwell_ms = (event.created_at - entered).total_seconds() * 1000 if entered else None
-        event.save(force_insert=True)
+        for index, event in enumerate(events):
+            if index:
+                event.dwell_ms = _dwell_ms(events[index - 1], event)
+            elif entered:
+                event.dwell_ms = (event.created_at - entered).total_seconds() * 1000
+            event.save(force_insert=True)
         for companion in also:
             companion.write(submission_id)
 

@@ -7,6 +7,8 @@ that finds nothing new adds no row.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection
 from django.utils import timezone
 
@@ -56,11 +58,28 @@ def tier2_record(bundle_sha256: str, catalogue_version: str, record: Tier2Record
 
 
 def record_tier1(bundle_sha256: str, report: Tier1Report) -> GradingResult:
-    return _recorded(tier1_record(bundle_sha256, report))
+    return recorded(tier1_record(bundle_sha256, report))
 
 
 def record_tier2(bundle_sha256: str, catalogue_version: str, record: Tier2Record) -> GradingResult:
-    return _recorded(tier2_record(bundle_sha256, catalogue_version, record))
+    return recorded(tier2_record(bundle_sha256, catalogue_version, record))
+
+
+def upsert(result: GradingResult) -> tuple[str, list[Any]]:
+    """One statement (for a ``WITH`` clause) storing ``result`` or keeping the stored one with
+    its key, and returning the stored row's ``id`` either way. The conflict "updates" a key
+    column to itself: unlike DO NOTHING, that returns the row, also one another transaction
+    stored after this statement began."""
+    result.created_at = timezone.now()
+    key = ", ".join(column(GradingResult, name) for name in _KEY)
+    tier = column(GradingResult, "tier")
+    return (
+        f"INSERT INTO {table(GradingResult)}"
+        f" ({', '.join(column(GradingResult, name) for name in _FIELDS)})"
+        f" VALUES ({', '.join(['%s'] * len(_FIELDS))})"
+        f" ON CONFLICT ({key}) DO UPDATE SET {tier} = excluded.{tier} RETURNING id",
+        [prepared(GradingResult, name, getattr(result, name)) for name in _FIELDS],
+    )
 
 
 def save_all(results: list[GradingResult]) -> None:
@@ -74,7 +93,7 @@ def save_all(results: list[GradingResult]) -> None:
     )
 
 
-def _recorded(result: GradingResult) -> GradingResult:
+def recorded(result: GradingResult) -> GradingResult:
     """The stored result with ``result``'s key: ``result`` itself, stored now, or the one
     stored before.
 

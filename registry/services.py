@@ -131,6 +131,10 @@ class PublicationRequest:
     description: str
     declared_version: str | None
     approved_by: str | None = None
+    tier1_result_id: int | None = None
+    tier2_result_id: int | None = None
+    """The grading results that approved the bundle: a new version starts with them as its
+    current verdict (a re-scan replaces them later)."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,8 @@ def publish_version(request: PublicationRequest) -> Publication:
             submission_id=request.submission_id,
             submitter_id=request.submitter_id,
             channel=request.channel,
+            tier1_result_id=request.tier1_result_id,
+            tier2_result_id=request.tier2_result_id,
         ),
         lifecycle.publication_event(
             lifecycle.Actor.system("pipeline")

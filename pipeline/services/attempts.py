@@ -155,7 +155,7 @@ class Succeeded(CompanionWrite):
         self.attempt = attempt
         self.finished_at = timezone.now()
 
-    def sql(self, moved: str) -> tuple[str, list[Any]]:
+    def sql(self, moved: str, prelude: str) -> tuple[str, list[Any]]:
         return (
             f"UPDATE {table(ProcessingAttempt)} SET {column(ProcessingAttempt, 'status')} = %s,"
             f" {column(ProcessingAttempt, 'finished_at')} = %s"

@@ -8,6 +8,7 @@ operator must not inherit a reviewer's trigger.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
@@ -22,6 +23,40 @@ from registry.models import Skill, SkillVersion
 from skillformat.skillmd import SkillManifest
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """The grading results (ids) that approved a submission, per tier."""
+
+    tier1_result_id: int | None
+    tier2_result_id: int | None
+
+
+def verdict_reads() -> dict[str, str]:
+    """The submission's verdict as SQL expressions of its row (aliased ``submission``), for a
+    step that reads them with the submission (``start_attempt``'s ``reads``)."""
+    return {
+        f"tier{int(tier)}_result_id": (
+            f"SELECT {column(ScanResult, 'result')} FROM {table(ScanResult)}"
+            f" WHERE {column(ScanResult, 'submission')} = submission.id"
+            f" AND {column(ScanResult, 'tier')} = {int(tier)}"
+            f" AND NOT {column(ScanResult, 'is_late')}"
+        )
+        for tier in (ScanResult.Tier.TIER1, ScanResult.Tier.TIER2)
+    }
+
+
+def verdict_of(submission: Submission) -> Verdict:
+    """The submission's verdict, read on its own (a reviewer's approval)."""
+    reads = verdict_reads()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(f'({expression})' for expression in reads.values())}"
+            f" FROM {table(Submission)} submission WHERE submission.id = %s",
+            [prepared(Submission, "id", submission.pk)],
+        )
+        return Verdict(*cursor.fetchone())
+
+
 def publish(
     submission: Submission,
     channel: str,
@@ -29,15 +64,16 @@ def publish(
     trigger: str,
     metadata: dict[str, Any] | None = None,
     also: Sequence[CompanionWrite] = (),
+    verdict: Verdict | None = None,
 ) -> SkillVersion:
     """Assign the version and move to PUBLISHED, audited as ``trigger`` by ``actor``;
     ``metadata`` joins the audit event's, and the writes in ``also`` are made with the
-    transition (see ``transition``)."""
+    transition (see ``transition``). ``verdict``, when the caller read it already, saves a
+    query: a new version starts with it as its current verdict."""
     with transaction.atomic():
-        publication = registry.publish_version(publication_request(submission, channel, actor))
+        request = publication_request(submission, channel, actor, verdict or verdict_of(submission))
+        publication = registry.publish_version(request)
         version = publication.version
-        if publication.created:
-            _record_verdict(version, submission)
         transition(
             submission.pk,
             Change(
@@ -61,7 +97,7 @@ def publish(
 
 
 def publication_request(
-    submission: Submission, channel: str, actor: Actor
+    submission: Submission, channel: str, actor: Actor, verdict: Verdict
 ) -> registry.PublicationRequest:
     """What the registry needs from an approved submission, and no more."""
     bundle = submission.bundle
@@ -80,6 +116,8 @@ def publication_request(
         description=manifest.description,
         declared_version=manifest.version,
         approved_by=actor.name if channel == SkillVersion.Channel.REVIEW else None,
+        tier1_result_id=verdict.tier1_result_id,
+        tier2_result_id=verdict.tier2_result_id,
     )
 
 
@@ -91,26 +129,3 @@ def _published_message(publication: registry.Publication) -> str:
     if version.status == SkillVersion.Status.QUARANTINED:
         return f"{message}, quarantined at once: {version.status_reason}"
     return message
-
-
-def _record_verdict(version: SkillVersion, submission: Submission) -> None:
-    """The new version's current verdict is the one its submission received; a re-scan
-    replaces it later. One statement: the version points to the submission's results."""
-
-    def result_of(tier: int) -> str:
-        return (
-            f"(SELECT {column(ScanResult, 'result')} FROM {table(ScanResult)}"
-            f" WHERE {column(ScanResult, 'submission')} = %s"
-            f" AND {column(ScanResult, 'tier')} = {int(tier)}"
-            f" AND NOT {column(ScanResult, 'is_late')})"
-        )
-
-    submission_id = prepared(ScanResult, "submission", submission.pk)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table(SkillVersion)}"
-            f" SET {column(SkillVersion, 'tier1_result')} = {result_of(ScanResult.Tier.TIER1)},"
-            f" {column(SkillVersion, 'tier2_result')} = {result_of(ScanResult.Tier.TIER2)}"
-            f" WHERE id = %s",
-            [submission_id, submission_id, version.pk],
-        )

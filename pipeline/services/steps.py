@@ -1,11 +1,13 @@
 """The pipeline's steps: intake → scan → judge → publish, sent as three messages (intake and
 Tier 1 share one: both are fast and deterministic, and a message saved is a broker round trip
-saved per submission).
+saved per submission; both of its edges are applied with one commit).
 
 Each step reads the submission's current state and does nothing unless the submission is
 waiting for it, so a redelivered or replayed message is harmless. A step stores its result and
-moves the state in one transaction: a crash before the commit leaves nothing behind, and of
-two deliveries racing on the same step exactly one commits. A result that arrives after the
+moves the state in one transaction (on PostgreSQL one statement: the grading result, the
+compare-and-set, the audit events, the result's link and the attempt's success): a crash
+before the commit leaves nothing behind, and of two deliveries racing on the same step exactly
+one commits. A result that arrives after the
 submission was timed out or given up on is stored marked *late* and changes nothing
 (seed 002 §4.5).
 """
@@ -35,12 +37,11 @@ from pipeline.services.attempts import (
     Started,
     StepContext,
     Succeeded,
-    begin_attempt,
     finishing,
     start_attempt,
 )
 from pipeline.services.intake import take_in
-from pipeline.services.publishing import publish
+from pipeline.services.publishing import Verdict, publish, verdict_reads
 from pipeline.signals import submission_needs_review
 from pipeline.sources.errors import SourceRejected
 from pipeline.states import TERMINAL_STATES, State
@@ -50,9 +51,10 @@ from pipeline.transitions import (
     CompanionWrite,
     TransitionConflict,
     moved_in_memory,
-    transition,
+    transition_through,
 )
 from registry import results
+from registry.bundles import Bundle
 from registry.models import GradingResult, SkillVersion
 
 logger = logging.getLogger(__name__)
@@ -70,21 +72,25 @@ _MANIFEST = ("manifest",)
 
 def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
     """The first message: route the submission (vendor or scan), then run Tier 1 on it. The
-    submission is read once: the scan goes on from what intake left in memory."""
+    submission is read once, and a submission routed to Tier 1 is scanned before anything is
+    stored: both edges (routed, then Tier 1's verdict) are applied with one commit."""
     started = start_attempt(submission_id, context, workflow.SCAN.stages, _FILES, _tier1_read())
     if started is None:
         return
-    if started.submission.state == State.TIER1_SCANNING:
-        with finishing(started.attempt):
-            _scan(started, _stored_tier1(started))
-        return
     with finishing(started.attempt):
-        routed = _intake(started)
-    if routed is None or started.submission.state != State.TIER1_SCANNING:
-        return
-    scanning = begin_attempt(started.submission, context)
-    with finishing(scanning.attempt):
-        _scan(scanning, routed.tier1)
+        if started.submission.state == State.TIER1_SCANNING:
+            _scan(started, _stored_tier1(started))
+            return
+        routing = _routing(started)
+        if routing is None:
+            return
+        if routing.change.to_state != State.TIER1_SCANNING:
+            _store_and_apply(started, routing.result, (routing.change,))
+            return
+        report = routing.tier1 or tier1.scan(routing.bundle.scan_input())
+        verdict = _verdict(report, vendor_held=routing.vendor_held)
+        result = routing.result or _tier1_result(routing.bundle.sha256, report)
+        _store_and_apply(started, result, (routing.change, verdict))
 
 
 def run_intake(submission_id: str, context: StepContext) -> None:
@@ -101,7 +107,9 @@ def run_intake(submission_id: str, context: StepContext) -> None:
     if started is None:
         return
     with finishing(started.attempt):
-        _intake(started)
+        routing = _routing(started)
+        if routing is not None:
+            _store_and_apply(started, routing.result, (routing.change,))
 
 
 def run_scan(submission_id: str, context: StepContext) -> None:
@@ -150,20 +158,20 @@ def run_judge(submission_id: str, context: StepContext) -> None:
 
         _store_and_apply(
             started,
-            PendingResult(
+            _Graded(
                 ScanResult.Tier.TIER2,
-                lambda: results.record_tier2(
-                    _bundle_sha256(submission), report.catalogue_version, record
-                ),
+                results.tier2_record(_bundle_sha256(submission), report.catalogue_version, record),
             ),
-            _judge_change(judgement, decision),
+            (_judge_change(judgement, decision),),
             then=needs_review if decision.outcome == "review" else None,
         )
 
 
 def run_publish(submission_id: str, context: StepContext) -> None:
     """AUTO_APPROVED / VENDOR_APPROVED → PUBLISHED with its version assigned."""
-    started = start_attempt(submission_id, context, workflow.PUBLISH.stages, _MANIFEST)
+    started = start_attempt(
+        submission_id, context, workflow.PUBLISH.stages, _MANIFEST, verdict_reads()
+    )
     if started is None:
         return
     submission = started.submission
@@ -180,28 +188,34 @@ def run_publish(submission_id: str, context: StepContext) -> None:
                 Actor.system(),
                 "publish-complete",
                 also=(Succeeded(started.attempt),),
+                verdict=Verdict(**started.read),
             )
         except TransitionConflict as conflict:
             logger.info("publish of %s skipped: %s", submission.pk, conflict)
 
 
 @dataclass(frozen=True)
-class Routed:
-    """Where intake sent the submission, and the Tier 1 report it already made (vendor
-    sources are scanned before they are routed)."""
+class Routing:
+    """Where intake sends the submission, not yet applied: the edge, the bundle intake took in,
+    and for a vendor source the Tier 1 report that chose the route and its result to store."""
 
+    change: Change
+    bundle: Bundle
+    vendor_held: bool = False
     tier1: Tier1Report | None = None
+    result: _Graded | None = None
 
 
-def _intake(started: Started) -> Routed | None:
-    """Route the submission (see ``run_intake``); None when it did not move. On success the
-    submission in memory is the one stored."""
+def _routing(started: Started) -> Routing | None:
+    """Take the submission's source in and decide its route (see ``run_intake``); None when the
+    source was rejected (that edge is applied here: nothing follows it)."""
     submission = started.submission
     try:
         intake = take_in(submission)
     except SourceRejected as rejected:
-        _store_and_apply(started, None, _source_rejected(submission, rejected))
+        _store_and_apply(started, None, (_source_rejected(submission, rejected),))
         return None
+    decided_at = timezone.now()
     if intake.vendor_org is None:
         change = Change(
             State.RECEIVED,
@@ -210,8 +224,9 @@ def _intake(started: Started) -> Routed | None:
             Actor.system(),
             metadata=intake.metadata,
             updates=intake.updates,
+            decided_at=decided_at,
         )
-        return Routed() if _store_and_apply(started, None, change) else None
+        return Routing(change, intake.bundle)
     report = tier1.scan(intake.bundle.scan_input())
     critical = [f for f in report.findings if f.severity == "critical"]
     metadata = {**intake.metadata, "tier1_findings": len(report.findings)}
@@ -223,6 +238,7 @@ def _intake(started: Started) -> Routed | None:
             Actor.system(),
             metadata={**metadata, "critical": _summaries(critical)},
             updates=intake.updates,
+            decided_at=decided_at,
         )
     else:
         change = Change(
@@ -234,37 +250,43 @@ def _intake(started: Started) -> Routed | None:
             updates=intake.updates,
         )
     result = _tier1_result(intake.bundle.sha256, report)
-    return Routed(report) if _store_and_apply(started, result, change) else None
+    return Routing(change, intake.bundle, vendor_held=True, tier1=report, result=result)
 
 
 def _scan(started: Started, stored: Tier1Report | None) -> None:
-    """Tier 1 on the submission (see ``run_scan``), or its ``stored`` report from intake."""
+    """Tier 1 on a submission waiting in TIER1_SCANNING (see ``run_scan``), or its ``stored``
+    report from intake."""
     submission = started.submission
     report = stored or tier1.scan(_scan_input(submission))
+    verdict = _verdict(report, vendor_held=submission.vendor_org_id is not None)
+    result = None if stored else _tier1_result(_bundle_sha256(submission), report)
+    _store_and_apply(started, result, (verdict,))
+
+
+def _verdict(report: Tier1Report, *, vendor_held: bool) -> Change:
+    """Tier 1's edge: on to the judge (always, for a vendor source held at intake), or the
+    final TIER1_FAILED."""
     metadata = {"findings": len(report.findings), "duration_ms": round(report.duration_ms, 1)}
-    if submission.vendor_org_id is not None:
-        change = Change(
+    if vendor_held:
+        return Change(
             State.TIER1_SCANNING,
             State.TIER2_SCANNING,
             "tier1-vendor-held",
             Actor.worker(),
             metadata,
         )
-    elif report.verdict == "PASS":
-        change = Change(
+    if report.verdict == "PASS":
+        return Change(
             State.TIER1_SCANNING, State.TIER2_SCANNING, "tier1-pass", Actor.worker(), metadata
         )
-    else:
-        change = Change(
-            State.TIER1_SCANNING,
-            State.TIER1_FAILED,
-            "tier1-fail",
-            Actor.worker(),
-            {**metadata, "critical": _summaries(_blocking(report.findings))},
-            outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
-        )
-    result = None if stored else _tier1_result(_bundle_sha256(submission), report)
-    _store_and_apply(started, result, change)
+    return Change(
+        State.TIER1_SCANNING,
+        State.TIER1_FAILED,
+        "tier1-fail",
+        Actor.worker(),
+        {**metadata, "critical": _summaries(_blocking(report.findings))},
+        outcome=Outcome.verdict(OutcomeCode.TIER1_FAILED, _tier1_message(report)),
+    )
 
 
 def _bundle_sha256(submission: Submission) -> str:
@@ -303,79 +325,80 @@ def _stored_tier1(started: Started) -> Tier1Report | None:
     return None if report is None else decode_tier1(converted(GradingResult, "report", report))
 
 
-@dataclass(frozen=True)
-class PendingResult:
-    """A tier's result to record for the submission with the step's transition."""
+class _Graded(CompanionWrite):
+    """A tier's grading result, recorded with the step's transition, and the submission's link
+    to it, written only if the transition happens. The result is recorded either way: it is
+    a fact about the bundle, shared by every submission of it, and a late one is kept."""
 
-    tier: int
-    record: Callable[[], GradingResult]
-
-
-class _Linked(CompanionWrite):
-    """The submission's link to its tier's grading result, written with the transition."""
-
-    def __init__(self, tier: int, result: GradingResult) -> None:
+    def __init__(self, tier: int, record: GradingResult) -> None:
         self.tier = tier
-        self.result = result
+        self.record = record
         self.created_at = timezone.now()
 
-    def sql(self, moved: str) -> tuple[str, list[Any]]:
+    def prelude(self) -> tuple[str, list[Any]]:
+        return results.upsert(self.record)
+
+    def sql(self, moved: str, prelude: str) -> tuple[str, list[Any]]:
         names = ("submission_id", "tier", "result_id", "is_late", "created_at")
         return (
             f"INSERT INTO {table(ScanResult)}"
             f" ({', '.join(column(ScanResult, name) for name in names)})"
-            f" SELECT id, %s, %s, false, %s FROM {moved}",
-            [self.tier, self.result.pk, self.created_at],
+            f" SELECT {moved}.id, %s, {prelude}.id, false, %s FROM {moved}, {prelude}",
+            [self.tier, self.created_at],
         )
 
     def write(self, submission_id: UUID | str) -> None:
-        ScanResult.objects.create(submission_id=submission_id, tier=self.tier, result=self.result)
+        self.keep(submission_id, is_late=False)
+
+    def keep(self, submission_id: UUID | str, *, is_late: bool) -> None:
+        """Record the result (or take the stored one) and link the submission to it."""
+        ScanResult.objects.create(
+            submission_id=submission_id,
+            tier=self.tier,
+            result=results.recorded(self.record),
+            is_late=is_late,
+        )
 
 
 def _store_and_apply(
     started: Started,
-    result: PendingResult | None,
-    change: Change,
+    graded: _Graded | None,
+    changes: tuple[Change, ...],
     then: Callable[[], object] | None = None,
 ) -> bool:
-    """Move the state with the result's link and the attempt's success, running ``then`` in the
-    same transaction; keep a late result when the submission was timed out or given up on in
-    the meantime. True when the submission moved (and is updated in memory).
-
-    The grading result itself is recorded first, on its own: it is a fact about the bundle,
-    shared by every submission of it, not part of this submission's transition.
-    """
+    """Move the state through ``changes`` with the grading result, its link and the attempt's
+    success, running ``then`` in the same transaction; keep a late result when the submission
+    was timed out or given up on in the meantime. True when the submission moved (and is
+    updated in memory)."""
     submission = started.submission
-    graded = result.record() if result is not None else None
-    link = _Linked(result.tier, graded) if result is not None and graded is not None else None
-    also = [*([link] if link else []), Succeeded(started.attempt)]
+    last = changes[-1]
+    also = [*([graded] if graded else []), Succeeded(started.attempt)]
     try:
         with transaction.atomic() if then is not None else nullcontext():
-            event = transition(
-                submission.pk, change, entered_at=submission.state_changed_at, also=also
+            events = transition_through(
+                submission.pk, changes, entered_at=submission.state_changed_at, also=also
             )
             if then is not None:
                 then()
     except IntegrityError:
-        if link is None:
+        if graded is None:
             raise
         stored_by_another_delivery = ScanResult.objects.filter(
-            submission=submission, tier=link.tier, is_late=False
+            submission=submission, tier=graded.tier, is_late=False
         ).exists()
         if not stored_by_another_delivery:
             raise
-        logger.info("%s skipped: tier %s result already stored", change.trigger, link.tier)
+        logger.info("%s skipped: tier %s result already stored", last.trigger, graded.tier)
         return False
     except TransitionConflict as conflict:
-        if link is not None and conflict.actual in TERMINAL_STATES:
-            ScanResult.objects.create(
-                submission=submission, tier=link.tier, result=link.result, is_late=True
-            )
-            logger.info("stored a late tier %s result for %s", link.tier, submission.pk)
+        if graded is not None and conflict.actual in TERMINAL_STATES:
+            graded.keep(submission.pk, is_late=True)
+            logger.info("stored a late tier %s result for %s", graded.tier, submission.pk)
         else:
-            logger.info("%s skipped: %s", change.trigger, conflict)
+            logger.info("%s skipped: %s", last.trigger, conflict)
         return False
-    moved_in_memory(submission, change, event)
+    for change, event in zip(changes, events, strict=True):
+        moved_in_memory(submission, change, event)
     return True
 
 
@@ -396,8 +419,8 @@ def _source_rejected(submission: Submission, rejected: SourceRejected) -> Change
     )
 
 
-def _tier1_result(bundle_sha256: str, report: Tier1Report) -> PendingResult:
-    return PendingResult(ScanResult.Tier.TIER1, lambda: results.record_tier1(bundle_sha256, report))
+def _tier1_result(bundle_sha256: str, report: Tier1Report) -> _Graded:
+    return _Graded(ScanResult.Tier.TIER1, results.tier1_record(bundle_sha256, report))
 
 
 def _judge_change(judgement: Judgement, decision: Decision) -> Change:

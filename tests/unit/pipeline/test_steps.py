@@ -137,3 +137,56 @@ def test_a_low_score_is_rejected_with_a_verdict(make_user, settings):
     assert submission.state == State.REJECTED
     assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("verdict", "SCORE_TOO_LOW")
+
+
+def test_the_first_message_routes_and_scans_with_one_commit(make_user):
+    """Both edges are audited, each at the time it was decided; one attempt covers the message."""
+    submission = submission_in(State.RECEIVED, make_user())
+
+    steps.run_intake_and_scan(str(submission.pk), ctx("pipeline.scan"))
+
+    submission.refresh_from_db()
+    assert submission.state == State.TIER2_SCANNING
+    routed, scanned = submission.events.order_by("created_at", "id")[1:]
+    assert (routed.trigger, scanned.trigger) == ("non-vendor-submission", "tier1-pass")
+    assert routed.created_at < scanned.created_at == submission.state_changed_at
+    assert [(a.stage, a.status) for a in submission.attempts.all()] == [("RECEIVED", "succeeded")]
+    assert ScanResult.objects.filter(submission=submission, tier=ScanResult.Tier.TIER1).exists()
+
+
+def test_a_crash_in_tier1_after_routing_leaves_nothing_but_the_failed_attempt(
+    make_user, monkeypatch
+):
+    submission = submission_in(State.RECEIVED, make_user())
+
+    def crash(files):
+        raise RuntimeError("worker died mid-scan")
+
+    monkeypatch.setattr(steps.tier1, "scan", crash)
+    with pytest.raises(RuntimeError):
+        steps.run_intake_and_scan(str(submission.pk), ctx("pipeline.scan"))
+    submission.refresh_from_db()
+    assert submission.state == State.RECEIVED
+    assert submission.events.count() == 1
+    assert not ScanResult.objects.filter(submission=submission).exists()
+    assert [a.status for a in submission.attempts.all()] == ["failed"]
+
+    monkeypatch.undo()
+    steps.run_intake_and_scan(str(submission.pk), ctx("pipeline.scan", "t-2"))
+    submission.refresh_from_db()
+    assert submission.state == State.TIER2_SCANNING
+
+
+def test_a_published_version_starts_with_the_results_that_approved_it(make_user):
+    submission = submission_in(State.RECEIVED, make_user())
+    run_all(submission.pk)
+    submission.refresh_from_db()
+    version = submission.published_version
+    assert version is not None
+    results = dict(
+        ScanResult.objects.filter(submission=submission).values_list("tier", "result_id")
+    )
+    assert (version.tier1_result_id, version.tier2_result_id) == (
+        results[ScanResult.Tier.TIER1],
+        results[ScanResult.Tier.TIER2],
+    )

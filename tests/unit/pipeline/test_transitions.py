@@ -6,7 +6,9 @@ import threading
 
 import pytest
 from django.db import connection, connections
+from django.utils import timezone
 
+from pipeline import transitions
 from pipeline.models import Submission, SubmissionStateEvent
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.states import State
@@ -16,6 +18,7 @@ from pipeline.transitions import (
     IllegalTransition,
     TransitionConflict,
     transition,
+    transition_through,
 )
 from tests.unit.pipeline.factories import submission_in
 
@@ -190,3 +193,64 @@ def test_of_many_concurrent_identical_transitions_exactly_one_wins(make_user):
         ).count()
         == 1
     )
+
+
+@pytest.fixture(params=["in one statement", "one by one"])
+def transition_path(request, monkeypatch):
+    if request.param == "one by one":
+        monkeypatch.setattr(transitions, "single_statements", lambda: False)
+    return request.param
+
+
+def routed_then_scanned(decided_at=None) -> tuple[Change, Change]:
+    return (
+        Change(
+            State.RECEIVED,
+            State.TIER1_SCANNING,
+            "non-vendor-submission",
+            Actor.system(),
+            decided_at=decided_at,
+        ),
+        Change(State.TIER1_SCANNING, State.TIER2_SCANNING, "tier1-pass", Actor.worker()),
+    )
+
+
+def test_consecutive_edges_move_the_row_once_and_audit_each_edge_at_its_own_time(
+    make_user, transition_path
+):
+    submission = submission_in(State.RECEIVED, make_user())
+    routed_at = timezone.now()
+
+    events = transition_through(submission.pk, routed_then_scanned(routed_at))
+
+    submission.refresh_from_db()
+    assert submission.state == State.TIER2_SCANNING
+    stored = list(submission.events.order_by("created_at", "id"))
+    assert [(e.from_state, e.to_state, e.trigger) for e in stored] == [
+        (None, "RECEIVED", "test"),
+        ("RECEIVED", "TIER1_SCANNING", "non-vendor-submission"),
+        ("TIER1_SCANNING", "TIER2_SCANNING", "tier1-pass"),
+    ]
+    assert [e.pk for e in events] == [e.pk for e in stored[1:]]
+    assert stored[1].created_at == routed_at
+    assert stored[2].created_at == submission.state_changed_at > routed_at
+    assert stored[2].dwell_ms == pytest.approx(
+        (stored[2].created_at - routed_at).total_seconds() * 1000
+    )
+
+
+def test_a_lost_compare_and_set_applies_none_of_the_edges(make_user, transition_path):
+    submission = submission_in(State.TIER1_SCANNING, make_user())
+    with pytest.raises(TransitionConflict) as raised:
+        transition_through(submission.pk, routed_then_scanned())
+    assert raised.value.actual == "TIER1_SCANNING"
+    assert submission.events.count() == 1
+
+
+def test_edges_that_do_not_follow_each_other_are_refused(make_user):
+    submission = submission_in(State.RECEIVED, make_user())
+    routed, scanned = routed_then_scanned()
+    with pytest.raises(IllegalTransition, match="is not followed by"):
+        transition_through(submission.pk, (scanned, routed))
+    submission.refresh_from_db()
+    assert (submission.state, submission.events.count()) == (State.RECEIVED, 1)
