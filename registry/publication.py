@@ -1,8 +1,8 @@
 """The reads and writes of a publication, in the order ``services.publish_version`` makes them.
 
 A publication is on the pipeline's hot path (once per published submission), so on PostgreSQL
-each of the three parts below is one statement; elsewhere the ORM makes them one by one. Both
-give the same rows and the same answers (the tests run both). The rules — which version is
+each of the three parts below is at most one statement; elsewhere the ORM makes them one by
+one. Both give the same rows and the same answers (the tests run both). The rules — which version is
 latest, how versions are numbered, what a quarantine means — stay in ``services``; this module
 only fetches and stores.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import connection
 
@@ -38,6 +37,8 @@ class LockedSkill:
     """The skill did not exist: it has no versions yet."""
     submission_version_id: int | None
     """The version the publishing submission already created (publish ran before)."""
+    quarantined_twin_id: int | None
+    """A quarantined version, in any skill, of exactly the files being published."""
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,11 @@ class Neighbours:
     """A quarantined version, in any skill, of exactly these files."""
 
 
-def lock_skill(new: Skill, submission_id: uuid.UUID) -> LockedSkill:
-    """The skill named like ``new`` (an unsaved row), created from ``new`` on first use."""
+def lock_skill(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> LockedSkill:
+    """The skill named like ``new`` (an unsaved row), created from ``new`` on first use, with
+    what is known of the publication before the lock (see ``LockedSkill``)."""
     if not single_statements():
-        return _lock_skill_one_by_one(new, submission_id)
+        return _lock_skill_one_by_one(new, submission_id, bundle_sha256)
     fields = concrete_field_names(Skill)
     names, expressions, values = insertion(new)
     owner, name = column(Skill, "owner"), column(Skill, "name")
@@ -68,15 +70,31 @@ def lock_skill(new: Skill, submission_id: uuid.UUID) -> LockedSkill:
         f" ON CONFLICT ({owner}, {name}) DO UPDATE SET {owner} = EXCLUDED.{owner}"
         f" RETURNING {', '.join(column(Skill, field) for field in fields)}, xmax = 0 AS created)"
         f" SELECT skill.*, (SELECT id FROM {table(SkillVersion)}"
-        f" WHERE {column(SkillVersion, 'submission')} = %s) FROM skill"
+        f" WHERE {column(SkillVersion, 'submission')} = %s), ({_QUARANTINED_TWIN}) FROM skill"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*values, prepared(SkillVersion, "submission", submission_id)])
+        cursor.execute(
+            sql,
+            [
+                *values,
+                prepared(SkillVersion, "submission", submission_id),
+                bundle_sha256,
+                VersionStatus.QUARANTINED.value,
+            ],
+        )
         row = cursor.fetchone()
     return LockedSkill(instance(Skill, fields, row[: len(fields)]), *row[len(fields) :])
 
 
-def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID) -> LockedSkill:
+# The same order as selectors.quarantined_with_bundle's.
+_QUARANTINED_TWIN = (
+    f"SELECT id FROM {table(SkillVersion)} WHERE {column(SkillVersion, 'bundle')} = %s"
+    f" AND {column(SkillVersion, 'status')} = %s"
+    f" ORDER BY {column(SkillVersion, 'skill')}, id DESC LIMIT 1"
+)
+
+
+def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> LockedSkill:
     existing = (
         SkillVersion.objects.filter(submission_id=submission_id)
         .values_list("pk", flat=True)
@@ -90,52 +108,47 @@ def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID) -> LockedSkill:
     skill, created = Skill.objects.select_for_update().get_or_create(
         owner=new.owner, name=new.name, defaults=defaults
     )
-    return LockedSkill(skill, created, existing)
+    twin = selectors.quarantined_with_bundle(bundle_sha256).values_list("pk", flat=True).first()
+    return LockedSkill(skill, created, existing, twin)
 
 
-def neighbours(locked: LockedSkill, bundle_sha256: str) -> Neighbours:
-    """Read once the skill is locked, so a version another publication just committed is seen."""
+def neighbours(locked: LockedSkill) -> Neighbours:
+    """Read once the skill is locked, so a version another publication just committed is seen;
+    a skill the lock created has no versions, and nothing is read."""
+    if locked.created:
+        return Neighbours(None, None, None, locked.quarantined_twin_id)
     if not single_statements():
-        return _neighbours_one_by_one(locked, bundle_sha256)
+        return _neighbours_one_by_one(locked)
     versions, skill, status = (
         table(SkillVersion),
         column(SkillVersion, "skill"),
         column(SkillVersion, "status"),
     )
-    bundle = column(SkillVersion, "bundle")
     # The same orders as the querysets of the one-by-one path: selectors.latest (available,
-    # newest first), newest_first(), and quarantined_with_bundle's default ordering.
+    # newest first) and newest_first().
     sql = (
-        "SELECT latest.id, latest.bundle, newest.number, twin.id FROM (SELECT 1) AS one"
-        f" LEFT JOIN LATERAL (SELECT id, {bundle} AS bundle FROM {versions}"
-        f" WHERE {skill} = %s AND {status} = %s ORDER BY id DESC LIMIT 1) AS latest ON true"
+        "SELECT latest.id, latest.bundle, newest.number FROM (SELECT 1) AS one"
+        f" LEFT JOIN LATERAL (SELECT id, {column(SkillVersion, 'bundle')} AS bundle"
+        f" FROM {versions} WHERE {skill} = %s AND {status} = %s ORDER BY id DESC LIMIT 1)"
+        " AS latest ON true"
         f" LEFT JOIN LATERAL (SELECT {column(SkillVersion, 'version')} AS number FROM {versions}"
         f" WHERE {skill} = %s ORDER BY id DESC LIMIT 1) AS newest ON true"
-        f" LEFT JOIN LATERAL (SELECT id FROM {versions} WHERE {bundle} = %s AND {status} = %s"
-        f" ORDER BY {skill}, id DESC LIMIT 1) AS twin ON true"
     )
     skill_id = locked.skill.pk
-    params: list[Any] = [
-        skill_id,
-        VersionStatus.PUBLISHED.value,
-        skill_id,
-        bundle_sha256,
-        VersionStatus.QUARANTINED.value,
-    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return Neighbours(*cursor.fetchone())
+        cursor.execute(sql, [skill_id, VersionStatus.PUBLISHED.value, skill_id])
+        latest_id, latest_bundle, newest_number = cursor.fetchone()
+    return Neighbours(latest_id, latest_bundle, newest_number, locked.quarantined_twin_id)
 
 
-def _neighbours_one_by_one(locked: LockedSkill, bundle_sha256: str) -> Neighbours:
-    latest = None if locked.created else selectors.latest(locked.skill)
-    newest = None if locked.created else locked.skill.versions.newest_first().first()
-    twin = selectors.quarantined_with_bundle(bundle_sha256).values_list("pk", flat=True).first()
+def _neighbours_one_by_one(locked: LockedSkill) -> Neighbours:
+    latest = selectors.latest(locked.skill)
+    newest = locked.skill.versions.newest_first().first()
     return Neighbours(
         latest.pk if latest else None,
         latest.bundle_id if latest else None,
         newest.version if newest else None,
-        twin,
+        locked.quarantined_twin_id,
     )
 
 

@@ -158,10 +158,12 @@ def publish_version(request: PublicationRequest) -> Publication:
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("publish_version must run inside the caller's transaction")
-    locked = publication.lock_skill(_new_skill(request), request.submission_id)
+    locked = publication.lock_skill(
+        _new_skill(request), request.submission_id, request.bundle_sha256
+    )
     if locked.submission_version_id is not None:
         return Publication(_version(locked.submission_version_id), created=False)
-    around = publication.neighbours(locked, request.bundle_sha256)
+    around = publication.neighbours(locked)
     if around.latest_id is not None and around.latest_bundle == request.bundle_sha256:
         return Publication(_version(around.latest_id), created=False)
     version = publication.create_version(

@@ -145,6 +145,19 @@ def test_a_quarantined_bundle_published_again_is_quarantined_at_once(make_user):
     assert selectors.latest(again.skill) is None
 
 
+def test_a_quarantined_bundle_is_quarantined_at_once_under_a_new_skill_too(make_user):
+    """Another account publishing the same files creates a new skill: its first version is
+    quarantined at once all the same."""
+    security = make_security(make_user("sven", staff=True))
+    bad = publish(make_user("mallory"), body="bad")
+    lifecycle.quarantine(bad.pk, Actor.account(security), "steals tokens")
+
+    copy = publish(make_user("trudy"), body="bad")
+
+    assert copy.skill_id != bad.skill_id and copy.status == "quarantined"
+    assert f"identical to {bad}, which is quarantined" in copy.status_reason
+
+
 def test_a_version_quarantined_at_once_does_not_give_the_skill_its_description(make_user):
     user, security = make_user(), make_security(make_user("sven", staff=True))
     bad = publish(user, body="bad", description="Totally harmless.")
