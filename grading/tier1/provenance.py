@@ -91,7 +91,8 @@ def host_names(host: str) -> list[str]:
 
 
 def is_first_party(host: str, declared: frozenset[str]) -> bool:
-    if not declared:
+    """A look-alike of a well-known domain is nobody's homepage, whatever the skill declares."""
+    if not declared or lookalike_of(host) is not None:
         return False
     for label in host_names(host):
         for part in [label, *label.split("-")]:
@@ -130,12 +131,19 @@ def lookalike_of(host: str) -> str | None:
     for domain in well_known_domains():
         if host == domain or host.endswith("." + domain):
             return None
+    shared = any(host.endswith("." + suffix) for suffix in _SHARED_HOSTING)
+    dotted = "." in host
     for label in host_names(host):
         folded = label.translate(_HOMOGLYPH_DIGITS).replace("rn", "m").replace("vv", "w")
+        parts = folded.split("-")
         for brand, domain in _brands():
             if label == brand:
                 continue
             if folded == brand or (len(brand) >= 5 and is_typo_of(label, brand)):
+                return domain
+            # Combosquatting: the brand as one word of a hyphenated registrable name
+            # (google-drive-connector.app) on a host the brand does not own.
+            if not shared and dotted and len(parts) >= 2 and len(brand) >= 5 and brand in parts:
                 return domain
     return None
 
