@@ -66,6 +66,7 @@ def declared_names(name: str, description: str, urls: Iterable[str] = ()) -> fro
     """The words and hosts a skill's manifest declares, lower-case."""
     words = set(_WORD.findall(f"{name} {description}".lower()))
     words.update(name.lower().split("-"))
+    words.add(name.lower())
     for url in urls:
         match = URL_HOST.search(url)
         if match:
@@ -91,15 +92,21 @@ def host_names(host: str) -> list[str]:
 
 
 def is_first_party(host: str, declared: frozenset[str]) -> bool:
-    """A look-alike of a well-known domain is nobody's homepage, whatever the skill declares."""
+    """A look-alike of a well-known domain is nobody's homepage, whatever the skill declares; a
+    hyphenated name is first-party only when the skill's name or front matter names it whole."""
     if not declared or lookalike_of(host) is not None:
         return False
     for label in host_names(host):
-        for part in [label, *label.split("-")]:
-            if part in declared or any(
-                len(word) >= 4 and (word in part or part in word) for word in declared
-            ):
+        if "-" in label:
+            # A compound name (excel-helper, drive-sync-app) is anyone's to register: only the
+            # skill's own name or a host its front matter declares makes it first-party.
+            if label in declared:
                 return True
+            continue
+        if label in declared or any(
+            len(word) >= 4 and (word in label or label in word) for word in declared
+        ):
+            return True
     return False
 
 
