@@ -59,6 +59,24 @@ _SHARED_HOSTING = (
     "readthedocs.io", "glitch.me", "replit.app", "streamlit.app", "hf.space",
 )  # fmt: skip
 """Domains under which anyone gets a name: there the owner's name is the label below them."""
+_LURE_WORDS = frozenset(
+    {
+        "download", "downloads", "install", "installer", "setup", "update", "updater", "verify",
+        "verification", "secure", "security", "login", "signin", "auth", "wallet", "connector",
+        "connect", "official", "support", "helpdesk", "activate", "activation", "client", "sync",
+        "cdn", "get", "release", "releases", "agent", "desktop", "plugin", "extension", "bonus",
+        "airdrop", "claim", "recovery", "unlock",
+    }
+)  # fmt: skip
+"""Words a combosquatted host adds to a brand to look like its download or sign-in page."""
+_THROWAWAY_SUFFIXES = frozenset(
+    {
+        "site", "xyz", "top", "click", "online", "shop", "icu", "live", "buzz", "rest", "fun",
+        "monster", "cyou", "sbs", "lol", "quest", "zip", "mov", "cfd", "bond", "pw", "tk", "ml",
+        "ga", "cf", "gq",
+    }
+)  # fmt: skip
+"""Public suffixes sold for next to nothing and common in throwaway phishing and dropper hosts."""
 _HOMOGLYPH_DIGITS = str.maketrans({"0": "o", "1": "l", "3": "e", "5": "s", "7": "t", "4": "a"})
 
 
@@ -140,6 +158,7 @@ def lookalike_of(host: str) -> str | None:
             return None
     shared = any(host.endswith("." + suffix) for suffix in _SHARED_HOSTING)
     dotted = "." in host
+    tld = host.rsplit(".", 1)[-1]
     for label in host_names(host):
         folded = label.translate(_HOMOGLYPH_DIGITS).replace("rn", "m").replace("vv", "w")
         parts = folded.split("-")
@@ -148,9 +167,17 @@ def lookalike_of(host: str) -> str | None:
                 continue
             if folded == brand or (len(brand) >= 5 and is_typo_of(label, brand)):
                 return domain
-            # Combosquatting: the brand as one word of a hyphenated registrable name
-            # (google-drive-connector.app) on a host the brand does not own.
-            if not shared and dotted and len(parts) >= 2 and len(brand) >= 5 and brand in parts:
+            # Combosquatting: the brand as one word of a hyphenated registrable name on a host
+            # the brand does not own, next to a lure word or under a throwaway suffix
+            # (drive-google-connector.app, openai-verify.site) — brand-owned compounds such
+            # as google-analytics carry neither.
+            if (
+                not shared
+                and dotted
+                and len(brand) >= 5
+                and brand in parts
+                and (any(part in _LURE_WORDS for part in parts) or tld in _THROWAWAY_SUFFIXES)
+            ):
                 return domain
     return None
 
