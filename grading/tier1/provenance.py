@@ -59,6 +59,24 @@ _SHARED_HOSTING = (
     "readthedocs.io", "glitch.me", "replit.app", "streamlit.app", "hf.space",
 )  # fmt: skip
 """Domains under which anyone gets a name: there the owner's name is the label below them."""
+_LURE_WORDS = frozenset(
+    {
+        "download", "downloads", "install", "installer", "setup", "update", "updater", "verify",
+        "verification", "secure", "security", "login", "signin", "auth", "wallet", "connector",
+        "connect", "official", "support", "helpdesk", "activate", "activation", "client", "sync",
+        "cdn", "get", "release", "releases", "agent", "desktop", "plugin", "extension", "bonus",
+        "airdrop", "claim", "recovery", "unlock",
+    }
+)  # fmt: skip
+"""Words a combosquatted host adds to a brand to look like its download or sign-in page."""
+_THROWAWAY_SUFFIXES = frozenset(
+    {
+        "site", "xyz", "top", "click", "online", "shop", "icu", "live", "buzz", "rest", "fun",
+        "monster", "cyou", "sbs", "lol", "quest", "zip", "mov", "cfd", "bond", "pw", "tk", "ml",
+        "ga", "cf", "gq",
+    }
+)  # fmt: skip
+"""Public suffixes sold for next to nothing and common in throwaway phishing and dropper hosts."""
 _HOMOGLYPH_DIGITS = str.maketrans({"0": "o", "1": "l", "3": "e", "5": "s", "7": "t", "4": "a"})
 
 
@@ -66,6 +84,7 @@ def declared_names(name: str, description: str, urls: Iterable[str] = ()) -> fro
     """The words and hosts a skill's manifest declares, lower-case."""
     words = set(_WORD.findall(f"{name} {description}".lower()))
     words.update(name.lower().split("-"))
+    words.add(name.lower())
     for url in urls:
         match = URL_HOST.search(url)
         if match:
@@ -91,14 +110,21 @@ def host_names(host: str) -> list[str]:
 
 
 def is_first_party(host: str, declared: frozenset[str]) -> bool:
-    if not declared:
+    """A look-alike of a well-known domain is nobody's homepage, whatever the skill declares; a
+    hyphenated name is first-party only when the skill's name or front matter names it whole."""
+    if not declared or lookalike_of(host) is not None:
         return False
     for label in host_names(host):
-        for part in [label, *label.split("-")]:
-            if part in declared or any(
-                len(word) >= 4 and (word in part or part in word) for word in declared
-            ):
+        if "-" in label:
+            # A compound name (excel-helper, drive-sync-app) is anyone's to register: only the
+            # skill's own name or a host its front matter declares makes it first-party.
+            if label in declared:
                 return True
+            continue
+        if label in declared or any(
+            len(word) >= 4 and (word in label or label in word) for word in declared
+        ):
+            return True
     return False
 
 
@@ -130,12 +156,28 @@ def lookalike_of(host: str) -> str | None:
     for domain in well_known_domains():
         if host == domain or host.endswith("." + domain):
             return None
+    shared = any(host.endswith("." + suffix) for suffix in _SHARED_HOSTING)
+    dotted = "." in host
+    tld = host.rsplit(".", 1)[-1]
     for label in host_names(host):
         folded = label.translate(_HOMOGLYPH_DIGITS).replace("rn", "m").replace("vv", "w")
+        parts = folded.split("-")
         for brand, domain in _brands():
             if label == brand:
                 continue
             if folded == brand or (len(brand) >= 5 and is_typo_of(label, brand)):
+                return domain
+            # Combosquatting: the brand as one word of a hyphenated registrable name on a host
+            # the brand does not own, next to a lure word or under a throwaway suffix
+            # (drive-google-connector.app, openai-verify.site) — brand-owned compounds such
+            # as google-analytics carry neither.
+            if (
+                not shared
+                and dotted
+                and len(brand) >= 5
+                and brand in parts
+                and (any(part in _LURE_WORDS for part in parts) or tld in _THROWAWAY_SUFFIXES)
+            ):
                 return domain
     return None
 
