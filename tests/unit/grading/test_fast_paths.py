@@ -12,7 +12,7 @@ import re
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from grading.tier1 import flows, scanner, spans
@@ -281,3 +281,24 @@ def test_span_labels_read_near_a_hit_equal_labels_read_from_every_region(
             labels.add(everywhere.label(offset, kind))
             assert near.label(offset, kind) == everywhere.label(offset, kind), offset
     assert {"discussion", "negation", "instruction"} <= labels
+
+
+def _sorted_spans(cuts: list[int]) -> list[tuple[int, int]]:
+    """Consecutive pairs of sorted cut points: sorted, disjoint spans (some possibly empty)."""
+    points = sorted(cuts)
+    return list(zip(points[::2], points[1::2], strict=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 400), max_size=20),
+    st.lists(st.integers(0, 400), max_size=40),
+)
+def test_windows_clipped_by_bisection_equal_the_walk_over_every_region(
+    window_cuts: list[int], region_cuts: list[int]
+) -> None:
+    windows = [(s, e) for s, e in _sorted_spans(window_cuts) if s < e]
+    windows = [w for i, w in enumerate(windows) if i == 0 or windows[i - 1][1] < w[0]]
+    regions = scanner._Regions(tuple(_sorted_spans(region_cuts)))
+    assume(not regions.whole)  # one region from offset 0 is the whole text: nothing to clip
+    assert regions.clip(windows) == scanner._within(windows, regions.spans)
