@@ -22,6 +22,7 @@ from grading.tier1.index import TextIndex
 from grading.tier1.literals import gated
 from grading.tier1.normalise import (
     Normalised,
+    non_ascii_characters,
     non_ascii_pieces,
     normalise,
     original_column,
@@ -410,6 +411,8 @@ def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
     margin, size = 400, len(file.original)
     windows: list[tuple[int, int]] = []
     for start, end in non_ascii_pieces(file.original):
+        if not catalogue.raw_trigger.search(non_ascii_characters(file.original[start:end])):
+            continue
         for hit in catalogue.raw_trigger.finditer(file.original, start, end):
             low, high = max(0, hit.start() - margin), min(size, hit.end() + margin)
             if windows and low <= windows[-1][1]:

@@ -15,11 +15,12 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from grading.tier1 import flows, scanner, spans
+from grading.tier1 import flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
 from grading.tier1.index import StringSearch, TextIndex
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
+from grading.tier1.normalise import non_ascii_characters
 from grading.tier1.spans import cues
 
 from .conftest import skill_md
@@ -302,3 +303,29 @@ def test_windows_clipped_by_bisection_equal_the_walk_over_every_region(
     regions = scanner._Regions(tuple(_sorted_spans(region_cuts)))
     assume(not regions.whole)  # one region from offset 0 is the whole text: nothing to clip
     assert regions.clip(windows) == scanner._within(windows, regions.spans)
+
+
+_SPECIAL_CHARACTERS = "\u200b\u202e\u00ad\ufe0f\U000e0041\U000e0100\u0430\u0435\uff49\U0001d400—é😀"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(
+        alphabet=st.one_of(st.characters(max_codepoint=0x7F), st.sampled_from(_SPECIAL_CHARACTERS)),
+        max_size=60,
+    )
+)
+def test_the_non_ascii_residue_holds_a_sought_character_exactly_when_the_text_does(
+    text: str,
+) -> None:
+    """Normalisation and the raw-character rules search ``non_ascii_characters`` of a piece
+    first, and skip the piece when it holds none of the characters they are about."""
+    residue = non_ascii_characters(text)
+    sought = (
+        normalise._REMOVABLE,
+        normalise._TAG_RUN,
+        normalise._confusable_character(),
+        CATALOGUE.raw_trigger,
+    )
+    for pattern in sought:
+        assert (pattern.search(residue) is None) == (pattern.search(text) is None), pattern
