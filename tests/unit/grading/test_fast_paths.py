@@ -185,9 +185,31 @@ def test_string_search_finds_what_str_find_finds(pieces: list[str]) -> None:
         assert found.get(keyword, []) == expected, keyword
 
 
-def test_string_search_counts_characters_not_bytes() -> None:
-    search = StringSearch(["token"])
-    assert search.positions("é→ token") == {"token": [3]}
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abcdeinorst _-?é→ſ\n", max_size=8)),
+        max_size=40,
+    )
+)
+def test_string_search_of_a_text_with_other_characters_finds_what_str_find_finds(
+    pieces: list[str],
+) -> None:
+    """The catalogue's strings are searched as ASCII bytes, other characters replaced by "?"."""
+    text = "".join(pieces).lower()
+    found = CATALOGUE.search.positions(text)
+    for keyword in _KEYWORDS:
+        expected = [i for i in range(len(text)) if text.startswith(keyword, i)]
+        assert found.get(keyword, []) == expected, keyword
+
+
+@pytest.mark.parametrize("strings", [["token"], ["token", "é"], ["token", "?"]])
+def test_string_search_counts_characters_not_bytes(strings: list[str]) -> None:
+    """Whether searched as bytes or, for strings that are not plain ASCII, as text."""
+    search = StringSearch(strings)
+    assert search.positions("é→ token?") == {"token": [3]} | {
+        string: ["é→ token?".index(string)] for string in strings if string != "token"
+    }
 
 
 _TEXTS = [
