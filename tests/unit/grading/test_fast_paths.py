@@ -15,7 +15,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from grading.tier1 import flows, normalise, scanner, spans
+from grading.tier1 import decoding, flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
 from grading.tier1.index import StringSearch, TextIndex
@@ -351,3 +351,33 @@ def test_the_non_ascii_residue_holds_a_sought_character_exactly_when_the_text_do
     )
     for pattern in sought:
         assert (pattern.search(residue) is None) == (pattern.search(text) is None), pattern
+
+
+def _blob_candidates_word_by_word(text: str) -> list[tuple[int, str, str]]:
+    """The reference: every whitespace-free word of the text matched on its own."""
+    candidates: list[tuple[int, str, str]] = []
+    cursor = 0
+    for piece in text.split():
+        offset = cursor = text.find(piece, cursor)
+        cursor += len(piece)
+        candidates += [(offset + m.start(), "base64", m.group()) for m in B64.finditer(piece)]
+        candidates += [
+            (offset + m.start(), "hex", m.group().replace("\\x", ""))
+            for m in HEX_ESCAPES.finditer(piece)
+        ]
+        candidates += [(offset + m.start(), "hex", m.group()) for m in HEX.finditer(piece)]
+    return candidates
+
+
+B64, HEX_ESCAPES, HEX = decoding._BASE64, decoding._HEX_ESCAPES, decoding._HEX
+_BLOB_PIECES = (
+    "QUJDREVGR0g" * 4, "\\x41" * 9, "deadbeef" * 5, "0f" * 17, "==", "=", "-", "_", "/", "+",
+    " ", "\n", "\u2003", "\x1c", "\xa0", ".", ":", '"', "é", "😀", "\\", "x", "ab",
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_BLOB_PIECES), max_size=30))
+def test_blob_candidates_found_by_runs_equal_those_of_each_word(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert decoding.blob_candidates(text) == _blob_candidates_word_by_word(text)
