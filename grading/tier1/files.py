@@ -146,7 +146,7 @@ def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
     fences: list[Fence] = []
     position = start
     while True:
-        opening = _FENCE_OPEN.search(text, position)
+        opening = _search_lines(_FENCE_OPEN, ("```", "~~~"), text, position)
         if opening is None:
             break
         fence, language = opening.group(1), opening.group(2).lower()
@@ -154,14 +154,40 @@ def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
         if body_start < 0:
             break
         body_start += 1
-        closing = re.compile(
+        closing_fence = re.compile(
             r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
             re.MULTILINE,
-        ).search(text, body_start)
+        )
+        closing = _search_lines(closing_fence, (fence,), text, body_start)
         body_end = closing.start() if closing else len(text)
         fences.append(Fence(language, body_start, body_end))
         position = closing.end() if closing else len(text)
     return fences
+
+
+def _search_lines(
+    pattern: re.Pattern[str], markers: tuple[str, ...], text: str, position: int
+) -> re.Match[str] | None:
+    """``pattern.search(text, position)`` for a pattern that matches only at a line start and
+    whose matches hold one of ``markers`` on their first line (a fence's backticks).
+
+    Only the lines holding a marker are tried: the regex engine would try every character of a
+    long guide for the few lines that open or close its code blocks.
+    """
+    while True:
+        found = [hit for hit in (text.find(marker, position) for marker in markers) if hit >= 0]
+        if not found:
+            return None
+        hit = min(found)
+        line_start = text.rfind("\n", 0, hit) + 1
+        if line_start >= position:  # a line starting before ``position`` cannot match
+            match = pattern.match(text, line_start)
+            if match is not None:
+                return match
+        line_end = text.find("\n", hit)
+        if line_end < 0:
+            return None
+        position = line_end + 1
 
 
 def markdown_views(text: str) -> list[View]:

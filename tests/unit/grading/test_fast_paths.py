@@ -15,7 +15,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from grading.tier1 import decoding, flows, normalise, scanner, spans
+from grading.tier1 import decoding, files, flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
 from grading.tier1.index import StringSearch, TextIndex
@@ -381,3 +381,35 @@ _BLOB_PIECES = (
 def test_blob_candidates_found_by_runs_equal_those_of_each_word(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert decoding.blob_candidates(text) == _blob_candidates_word_by_word(text)
+
+
+def _fenced_blocks_by_search(text: str, start: int = 0) -> list[files.Fence]:
+    """The reference: the fence expressions searched character by character."""
+    fences: list[files.Fence] = []
+    position = start
+    while (opening := files._FENCE_OPEN.search(text, position)) is not None:
+        fence, language = opening.group(1), opening.group(2).lower()
+        body_start = text.find("\n", opening.end()) + 1
+        if not body_start:
+            break
+        closing = re.compile(
+            r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
+            re.MULTILINE,
+        ).search(text, body_start)
+        fences.append(files.Fence(language, body_start, closing.start() if closing else len(text)))
+        position = closing.end() if closing else len(text)
+    return fences
+
+
+_MARKDOWN_PIECES = (
+    "```", "~~~", "````", "`", "~", "python", "js", " ", "\t", "> ", "x", "\n", "\n\n", " " * 13,
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_MARKDOWN_PIECES), max_size=40), st.integers(0, 20))
+def test_fenced_blocks_found_line_by_line_equal_those_of_the_search(
+    pieces: list[str], start: int
+) -> None:
+    text = "".join(pieces)
+    assert files.fenced_blocks(text, start) == _fenced_blocks_by_search(text, start)
