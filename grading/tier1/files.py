@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from skillformat.skillmd import front_matter_span
 
@@ -144,9 +145,10 @@ def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
     """The fenced code blocks of a Markdown text from ``start`` on, in order (an unclosed fence
     runs to the end of the text)."""
     fences: list[Fence] = []
+    lines = _MarkedLines(text)
     position = start
     while True:
-        opening = _search_lines(_FENCE_OPEN, ("```", "~~~"), text, position)
+        opening = lines.search(_FENCE_OPEN, ("```", "~~~"), position)
         if opening is None:
             break
         fence, language = opening.group(1), opening.group(2).lower()
@@ -154,40 +156,61 @@ def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
         if body_start < 0:
             break
         body_start += 1
-        closing_fence = re.compile(
-            r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
-            re.MULTILINE,
-        )
-        closing = _search_lines(closing_fence, (fence,), text, body_start)
+        closing = lines.search(_closing_fence(fence), (fence,), body_start)
         body_end = closing.start() if closing else len(text)
         fences.append(Fence(language, body_start, body_end))
         position = closing.end() if closing else len(text)
     return fences
 
 
-def _search_lines(
-    pattern: re.Pattern[str], markers: tuple[str, ...], text: str, position: int
-) -> re.Match[str] | None:
-    """``pattern.search(text, position)`` for a pattern that matches only at a line start and
-    whose matches hold one of ``markers`` on their first line (a fence's backticks).
+@lru_cache(maxsize=64)
+def _closing_fence(fence: str) -> re.Pattern[str]:
+    """The line closing a block opened by ``fence``: at least as many of its characters."""
+    return re.compile(
+        r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
+        re.MULTILINE,
+    )
+
+
+class _MarkedLines:
+    """Searches of a text for patterns that match only at a line start and whose matches hold
+    a marker on their first line (a fence's backticks or tildes).
 
     Only the lines holding a marker are tried: the regex engine would try every character of a
-    long guide for the few lines that open or close its code blocks.
+    long guide for the few lines that open or close its code blocks. Each marker's next
+    occurrence is remembered, so searching forward finds each occurrence once.
     """
-    while True:
-        found = [hit for hit in (text.find(marker, position) for marker in markers) if hit >= 0]
-        if not found:
-            return None
-        hit = min(found)
-        line_start = text.rfind("\n", 0, hit) + 1
-        if line_start >= position:  # a line starting before ``position`` cannot match
-            match = pattern.match(text, line_start)
-            if match is not None:
-                return match
-        line_end = text.find("\n", hit)
-        if line_end < 0:
-            return None
-        position = line_end + 1
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._next: dict[str, tuple[int, int]] = {}  # marker → (searched from, next occurrence)
+
+    def search(
+        self, pattern: re.Pattern[str], markers: tuple[str, ...], position: int
+    ) -> re.Match[str] | None:
+        """What ``pattern.search(text, position)`` finds."""
+        text = self._text
+        while True:
+            found = [hit for marker in markers if (hit := self._next_of(marker, position)) >= 0]
+            if not found:
+                return None
+            hit = min(found)
+            line_start = text.rfind("\n", 0, hit) + 1
+            if line_start >= position:  # a line starting before ``position`` cannot match
+                match = pattern.match(text, line_start)
+                if match is not None:
+                    return match
+            line_end = text.find("\n", hit)
+            if line_end < 0:
+                return None
+            position = line_end + 1
+
+    def _next_of(self, marker: str, position: int) -> int:
+        searched, hit = self._next.get(marker, (-1, -1))
+        if searched < 0 or position < searched or 0 <= hit < position:
+            hit = self._text.find(marker, position)
+            self._next[marker] = (position, hit)
+        return hit
 
 
 def markdown_views(text: str) -> list[View]:
