@@ -258,9 +258,9 @@ _ASCII_BLANK = bytes(0x0A if byte == 0x0A else 0x20 for byte in range(128)) + b"
 
 
 def _blank(piece: str) -> str:
-    if piece.isascii():
-        return piece.encode("ascii").translate(_ASCII_BLANK).decode("ascii")
-    return "\n".join(" " * len(line) for line in piece.split("\n"))
+    """Spaces for every character but newlines. Any other character, encoded as one "?" byte,
+    becomes a space too: one translation keeps the length in characters."""
+    return piece.encode("ascii", "replace").translate(_ASCII_BLANK).decode("ascii")
 
 
 _HEREDOC = re.compile(

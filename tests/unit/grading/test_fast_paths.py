@@ -413,3 +413,9 @@ def test_fenced_blocks_found_line_by_line_equal_those_of_the_search(
 ) -> None:
     text = "".join(pieces)
     assert files.fenced_blocks(text, start) == _fenced_blocks_by_search(text, start)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.one_of(st.characters(), st.sampled_from("\n\r\t ?")), max_size=80))
+def test_a_blanked_piece_keeps_its_newlines_and_its_length_in_characters(piece: str) -> None:
+    assert files._blank(piece) == "\n".join(" " * len(line) for line in piece.split("\n"))
