@@ -130,10 +130,12 @@ class TextIndex:
 
         When a rule survives on its tokens, its windows will need the search's pass over the
         text anyway: it is made first, and substring keywords are read from it rather than
-        looked for one by one."""
+        looked for one by one. An untokenised text (bulk data) reads every keyword that way:
+        one pass costs less than a few dozen substring searches of a large schema."""
         if self.lowered is None:
             return list(rules)
         if not self._tokenise:
+            self._occurrences()
             return [rule for rule in rules if not rule.keywords or self.may_contain(rule)]
         tokens = self.tokens()
         by_token = [
