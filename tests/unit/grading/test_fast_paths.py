@@ -419,3 +419,14 @@ def test_fenced_blocks_found_line_by_line_equal_those_of_the_search(
 @given(st.text(alphabet=st.one_of(st.characters(), st.sampled_from("\n\r\t ?")), max_size=80))
 def test_a_blanked_piece_keeps_its_newlines_and_its_length_in_characters(piece: str) -> None:
     assert files._blank(piece) == "\n".join(" " * len(line) for line in piece.split("\n"))
+
+
+_HEADING_PIECES = ("#", "##", "#######", " ", "\t", "x", "Attack patterns", "\n", "\n#", "a" * 201)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_HEADING_PIECES), max_size=30))
+def test_headings_found_line_by_line_equal_those_of_the_search(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    found = [(m.span(), m.groups()) for m in spans._headings(text)]
+    assert found == [(m.span(), m.groups()) for m in spans._HEADING.finditer(text)]
