@@ -430,3 +430,13 @@ def test_headings_found_line_by_line_equal_those_of_the_search(pieces: list[str]
     text = "".join(pieces)
     found = [(m.span(), m.groups()) for m in spans._headings(text)]
     assert found == [(m.span(), m.groups()) for m in spans._HEADING.finditer(text)]
+
+
+def test_every_send_keyword_holds_one_of_the_send_words() -> None:
+    """The code-flow gate tests ``_PY_SEND_WORDS`` as substrings before searching
+    ``_PY_SEND_KEYWORDS``. The pattern is case-sensitive and spelled in lower case, so each of
+    its required literals is spelled in every match as it is here."""
+    pattern = re.compile(_ungated(flows._PY_SEND_KEYWORDS))
+    assert not pattern.flags & re.IGNORECASE and pattern.pattern == pattern.pattern.lower()
+    literals = required_literals(pattern)
+    assert literals and all(any(w in lit for w in flows._PY_SEND_WORDS) for lit in literals)
