@@ -22,7 +22,7 @@ words), ``first_party: true`` (a hit
 whose URLs are the skill's own declared host is labelled ``first_party``, see
 ``provenance``), ``spans: fixed`` (the hit weighs the same in any kind of text, see
 ``spans``) and, for raw-character rules (``target: original``), a ``trigger`` character
-class.
+class of non-ASCII characters.
 
 Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
 possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
@@ -188,6 +188,9 @@ def build_catalogue(paths: list[Path]) -> Catalogue:
     raw_trigger = re.compile(
         "(?:" + ("|".join(r.trigger for r in raw_rules) or "(?!)") + "){1,4000}"
     )
+    if raw_trigger.search("".join(map(chr, range(128)))):
+        # Raw-character rules run only where non-ASCII characters are (``scanner``).
+        raise CatalogueError("a raw-character rule's trigger may not include ASCII characters")
     search = StringSearch(
         [keyword for rule in rules for keyword in rule.keywords]
         + [literal for rule in rules for strings in rule.literals if strings for literal in strings]

@@ -16,7 +16,6 @@ import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import compress
 
 MAX_BLOBS_PER_SKILL = 64
 MAX_BLOB_CHARS = 64 * 1024
@@ -55,20 +54,8 @@ class Budget:
 
 
 def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
-    """Decoded text blobs in ``text``, in order of appearance, while the budget lasts.
-
-    A blob has no whitespace, so only runs of non-space characters of blob length are examined —
-    far cheaper than running the blob patterns over every character of a large file.
-    """
-    candidates: list[tuple[int, str, str]] = []
-    for offset, word in _long_words(text):
-        for match in _BASE64.finditer(word):
-            candidates.append((offset + match.start(), "base64", match.group()))
-        for match in _HEX_ESCAPES.finditer(word):
-            candidates.append((offset + match.start(), "hex", match.group().replace("\\x", "")))
-        for match in _HEX.finditer(word):
-            candidates.append((offset + match.start(), "hex", match.group()))
-    for start, encoding, raw in candidates:
+    """Decoded text blobs in ``text``, in order of appearance, while the budget lasts."""
+    for start, encoding, raw in blob_candidates(text):
         if budget.blobs <= 0 or budget.attempts <= 0:
             return
         budget.attempts -= 1
@@ -77,20 +64,59 @@ def find_blobs(text: str, budget: Budget) -> Iterator[Blob]:
             yield Blob(start, encoding, decoded)
 
 
-def _long_words(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, word) of every whitespace-free run of at least _MIN_BLOB characters, in order.
+def blob_candidates(text: str) -> list[tuple[int, str, str]]:
+    """(offset, encoding, raw) of every blob-shaped string, word by word (a word being a
+    whitespace-free run): its base64 blobs, then its hex escapes, then its plain hex.
 
-    ``str.split`` cuts at exactly the characters ``\\s`` matches, and with the length test it
-    runs in C, several times faster than a regex search, which tries every character of every
-    shorter word. Each long word is the first run that long after the previous one, so ``find``
-    from there locates it.
+    Every blob consists of characters from ``_BLOB_CHARACTERS`` only and is at least _MIN_BLOB
+    long, so only the runs of those characters that long are examined: found by a byte search
+    over a copy of the text marked run/not-run, instead of splitting the text into all its
+    words. Blob patterns look around only for characters of their own runs, so matching a run
+    on its own finds what matching its word does.
     """
-    words = text.split()
-    cursor = 0
-    for word in compress(words, map(_MIN_BLOB.__le__, map(len, words))):
-        cursor = text.find(word, cursor)
-        yield cursor, word
-        cursor += len(word)
+    candidates: list[tuple[int, str, str]] = []
+    for runs in _runs_by_word(text):
+        pieces = [(start, text[start:end]) for start, end in runs]
+        for offset, piece in pieces:
+            for match in _BASE64.finditer(piece):
+                candidates.append((offset + match.start(), "base64", match.group()))
+        for offset, piece in pieces:
+            for match in _HEX_ESCAPES.finditer(piece):
+                raw = match.group().replace("\\x", "")
+                candidates.append((offset + match.start(), "hex", raw))
+        for offset, piece in pieces:
+            for match in _HEX.finditer(piece):
+                candidates.append((offset + match.start(), "hex", match.group()))
+    return candidates
+
+
+_BLOB_CHARACTERS = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=\\-"
+)
+"""Every character any blob pattern consumes (base64 with padding, hex escapes, hex)."""
+_RUN_MARKS = bytes(0x61 if byte in _BLOB_CHARACTERS else 0x20 for byte in range(256))
+_LONG_RUN = b"a" * _MIN_BLOB
+
+
+def _runs_by_word(text: str) -> list[list[tuple[int, int]]]:
+    """The (start, end) runs of at least _MIN_BLOB blob characters, grouped by the
+    whitespace-free word holding them, in order.
+
+    In the marked copy, blob characters are "a" and all others (non-ASCII ones included, which
+    the encoding turns into "?") a space: each long run is one ``bytes.find`` away.
+    """
+    marked = text.encode("ascii", "replace").translate(_RUN_MARKS)
+    words: list[list[tuple[int, int]]] = []
+    start = marked.find(_LONG_RUN)
+    while start >= 0:
+        end = marked.find(b" ", start)
+        end = len(marked) if end < 0 else end
+        if words and not any(map(str.isspace, text[words[-1][-1][1] : start])):
+            words[-1].append((start, end))  # same word: only non-blob characters between
+        else:
+            words.append([(start, end)])
+        start = marked.find(_LONG_RUN, end)
+    return words
 
 
 def decodes_further(text: str) -> bool:

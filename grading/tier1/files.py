@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from skillformat.skillmd import front_matter_span
 
@@ -144,9 +145,10 @@ def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
     """The fenced code blocks of a Markdown text from ``start`` on, in order (an unclosed fence
     runs to the end of the text)."""
     fences: list[Fence] = []
+    lines = _MarkedLines(text)
     position = start
     while True:
-        opening = _FENCE_OPEN.search(text, position)
+        opening = lines.search(_FENCE_OPEN, ("```", "~~~"), position)
         if opening is None:
             break
         fence, language = opening.group(1), opening.group(2).lower()
@@ -154,14 +156,61 @@ def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
         if body_start < 0:
             break
         body_start += 1
-        closing = re.compile(
-            r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
-            re.MULTILINE,
-        ).search(text, body_start)
+        closing = lines.search(_closing_fence(fence), (fence,), body_start)
         body_end = closing.start() if closing else len(text)
         fences.append(Fence(language, body_start, body_end))
         position = closing.end() if closing else len(text)
     return fences
+
+
+@lru_cache(maxsize=64)
+def _closing_fence(fence: str) -> re.Pattern[str]:
+    """The line closing a block opened by ``fence``: at least as many of its characters."""
+    return re.compile(
+        r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
+        re.MULTILINE,
+    )
+
+
+class _MarkedLines:
+    """Searches of a text for patterns that match only at a line start and whose matches hold
+    a marker on their first line (a fence's backticks or tildes).
+
+    Only the lines holding a marker are tried: the regex engine would try every character of a
+    long guide for the few lines that open or close its code blocks. Each marker's next
+    occurrence is remembered, so searching forward finds each occurrence once.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._next: dict[str, tuple[int, int]] = {}  # marker → (searched from, next occurrence)
+
+    def search(
+        self, pattern: re.Pattern[str], markers: tuple[str, ...], position: int
+    ) -> re.Match[str] | None:
+        """What ``pattern.search(text, position)`` finds."""
+        text = self._text
+        while True:
+            found = [hit for marker in markers if (hit := self._next_of(marker, position)) >= 0]
+            if not found:
+                return None
+            hit = min(found)
+            line_start = text.rfind("\n", 0, hit) + 1
+            if line_start >= position:  # a line starting before ``position`` cannot match
+                match = pattern.match(text, line_start)
+                if match is not None:
+                    return match
+            line_end = text.find("\n", hit)
+            if line_end < 0:
+                return None
+            position = line_end + 1
+
+    def _next_of(self, marker: str, position: int) -> int:
+        searched, hit = self._next.get(marker, (-1, -1))
+        if searched < 0 or position < searched or 0 <= hit < position:
+            hit = self._text.find(marker, position)
+            self._next[marker] = (position, hit)
+        return hit
 
 
 def markdown_views(text: str) -> list[View]:
@@ -209,9 +258,9 @@ _ASCII_BLANK = bytes(0x0A if byte == 0x0A else 0x20 for byte in range(128)) + b"
 
 
 def _blank(piece: str) -> str:
-    if piece.isascii():
-        return piece.encode("ascii").translate(_ASCII_BLANK).decode("ascii")
-    return "\n".join(" " * len(line) for line in piece.split("\n"))
+    """Spaces for every character but newlines. Any other character, encoded as one "?" byte,
+    becomes a space too: one translation keeps the length in characters."""
+    return piece.encode("ascii", "replace").translate(_ASCII_BLANK).decode("ascii")
 
 
 _HEREDOC = re.compile(

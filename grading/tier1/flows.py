@@ -140,6 +140,9 @@ _PY_SEND = (
 _PY_SEND_KEYWORDS = gated(  # searched through every script: see literals.gated
     re.compile(r"\.(?:post|put|patch|send|sendall|sendto)\s*\(|urlopen|sendmail|\bbody\s*:")
 )
+_PY_SEND_WORDS = (".post", ".put", ".patch", ".send", "urlopen", "sendmail", "body")
+"""One of which every match of _PY_SEND_KEYWORDS (case-sensitive) holds: substring tests that
+spare most scripts the expression's search."""
 
 MAX_TAINTED = 64
 MAX_CONTINUATIONS = 50
@@ -283,8 +286,11 @@ def _shell_source(value: str, tainted: dict[str, tuple[str, int]]) -> str | None
 
 
 def _code_flows(text: str, regions: Regions) -> Iterator[Flow]:
-    if not (
-        _PY_SEND_KEYWORDS.search(text) or "exec" in text or "eval" in text or "Function" in text
+    if not (  # the substring tests first: each is far cheaper than the expression
+        "exec" in text
+        or "eval" in text
+        or "Function" in text
+        or (any(word in text for word in _PY_SEND_WORDS) and _PY_SEND_KEYWORDS.search(text))
     ):
         return
     tainted: dict[str, tuple[str, int]] = {}
@@ -303,7 +309,7 @@ def _code_flows(text: str, regions: Regions) -> Iterator[Flow]:
                     yield Flow("env-secret-send", offset, source, _detail(name, kind, source))
             elif _sink(_PY_SEND, name).search(line):
                 yield Flow(f"{kind}-send", offset, source, _detail(name, kind, source))
-        assignment = _ASSIGN.match(line)
+        assignment = _ASSIGN.match(line) if "=" in line else None  # no "=": no assignment
         if assignment:
             name, value = assignment.group(1), assignment.group(2)
             assigned = _code_source(value, tainted)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import compress, count, islice
+from operator import sub
 from typing import Protocol, TypeVar
 
-from ahocorasick_rs import AhoCorasick, Implementation
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation
 
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, Literals
 
@@ -55,23 +57,37 @@ class Keyed(Protocol):
 
 class StringSearch:
     """An Aho–Corasick automaton over a fixed set of lower-case strings (the catalogue's keywords
-    and pattern literals), built once per catalogue."""
+    and pattern literals), built once per catalogue.
+
+    When the strings are plain ASCII without "?" (the catalogue's are), a text is searched as
+    ASCII bytes with every other character replaced by "?": one byte per character, so offsets
+    stay character offsets, and no string can match across a replaced character, so the matches
+    are the same — without the UTF-8 conversion and offset mapping a ``str`` search costs.
+    """
 
     def __init__(self, strings: Iterable[str]) -> None:
         self._strings = tuple(sorted({string for string in strings if string}))
         self.known = frozenset(self._strings)
-        self._automaton = (
-            AhoCorasick(self._strings, implementation=Implementation.DFA) if self._strings else None
-        )
+        as_bytes = all(string.isascii() and "?" not in string for string in self._strings)
+        self._automaton: AhoCorasick | BytesAhoCorasick | None = None
+        if self._strings and as_bytes:
+            encoded = [string.encode("ascii") for string in self._strings]
+            self._automaton = BytesAhoCorasick(encoded, implementation=Implementation.DFA)
+        elif self._strings:
+            self._automaton = AhoCorasick(self._strings, implementation=Implementation.DFA)
 
     def positions(self, lowered: str) -> dict[str, list[int]]:
         """Start offsets (ascending) of every occurrence, overlapping ones included, of each
         string found in ``lowered``: what ``str.find`` from each previous hit + 1 would give."""
+        automaton = self._automaton
+        if isinstance(automaton, BytesAhoCorasick):
+            matches = automaton.find_matches_as_indexes(lowered.encode("ascii", "replace"), True)
+        else:
+            matches = automaton.find_matches_as_indexes(lowered, True) if automaton else []
         found: dict[str, list[int]] = {}
-        if self._automaton is not None:
-            strings = self._strings
-            for index, start, _ in self._automaton.find_matches_as_indexes(lowered, True):
-                found.setdefault(strings[index], []).append(start)
+        strings = self._strings
+        for index, start, _ in matches:
+            found.setdefault(strings[index], []).append(start)
         return found
 
 
@@ -110,27 +126,45 @@ class TextIndex:
 
     def plausible(self, rules: Sequence[_Rule]) -> list[_Rule]:
         """``rules`` less those whose keywords cannot occur (``may_contain``), in order; rules
-        without keywords are kept. One pass over the token set, where most rules drop out."""
+        without keywords are kept. One pass over the token set, where most rules drop out.
+
+        When a rule survives on its tokens, its windows will need the search's pass over the
+        text anyway: it is made first, and substring keywords are read from it rather than
+        looked for one by one. An untokenised text (bulk data) reads every keyword that way:
+        one pass costs less than a few dozen substring searches of a large schema."""
         if self.lowered is None:
             return list(rules)
-        tokens = self.tokens() if self._tokenise else frozenset()
+        if not self._tokenise:
+            self._occurrences()
+            return [rule for rule in rules if not rule.keywords or self.may_contain(rule)]
+        tokens = self.tokens()
+        by_token = [
+            not rule.substring_keywords and not rule.keys.isdisjoint(tokens) for rule in rules
+        ]
+        if any(by_token):
+            self._occurrences()
         return [
             rule
-            for rule in rules
-            if not rule.keywords
-            or (
-                not rule.keys.isdisjoint(tokens)
-                if self._tokenise and not rule.substring_keywords
-                else self.may_contain(rule)
-            )
+            for rule, token_found in zip(rules, by_token, strict=True)
+            if token_found
+            or not rule.keywords
+            or (rule.substring_keywords and self.may_contain(rule))
         ]
 
     def may_contain(self, rule: Keyed) -> bool:
         if self.lowered is None:
             return True
         if not self._tokenise or rule.substring_keywords:
-            return any(keyword in self.lowered for keyword in rule.keywords)
+            return any(self._occurs(keyword) for keyword in rule.keywords)
         return not rule.keys.isdisjoint(self.tokens())
+
+    def _occurs(self, keyword: str) -> bool:
+        """Whether the lower-case text contains ``keyword``: read from the search's pass once it
+        was made (see ``plausible``), else one substring search."""
+        assert self.lowered is not None
+        if self._found is not None and keyword in self._known():
+            return keyword in self._found
+        return keyword in self.lowered
 
     def tokens(self) -> frozenset[str]:
         if self._tokens is None:
@@ -181,9 +215,7 @@ class TextIndex:
         """
         cached = self._windows.get(id(rule))
         if cached is None:
-            cached = self._windows[id(rule)] = (
-                self._compute_windows(rule) if self.may_contain(rule) else []
-            )
+            cached = self._windows[id(rule)] = self._compute_windows(rule)
         return cached
 
     def _compute_windows(self, rule: Keyed) -> list[tuple[int, int]]:
@@ -205,7 +237,8 @@ class TextIndex:
         # starts after each longer gap.
         before, after = rule.window
         reach = before + after + MERGE_GAP
-        cuts = [i for i in range(1, len(starts)) if starts[i] - starts[i - 1] > reach]
+        gaps = map(sub, islice(starts, 1, None), starts)
+        cuts = list(compress(count(1), map(reach.__lt__, gaps)))  # C-level: no bytecode per hit
         firsts, lasts = [0, *cuts], [cut - 1 for cut in cuts] + [len(starts) - 1]
         size = len(self.text)
         return [

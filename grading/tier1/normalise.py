@@ -74,13 +74,16 @@ def normalise(text: str, *, fold: bool = True) -> Normalised:
     cursor = 0
     for start, end in non_ascii_pieces(text):
         piece = text[start:end]
-        hidden.extend(
-            HiddenRun(start + match.start(), _decode_tags(match.group())[:MAX_TAG_PAYLOAD])
-            for match in _TAG_RUN.finditer(piece)
-        )
+        removable = _REMOVABLE.search(non_ascii_characters(piece)) is not None
+        if removable:  # tag characters are removable ones
+            hidden.extend(
+                HiddenRun(start + match.start(), _decode_tags(match.group())[:MAX_TAG_PAYLOAD])
+                for match in _TAG_RUN.finditer(piece)
+            )
         if fold:
             pieces.append(text[cursor:start])
-            pieces.append(skeleton(unicodedata.normalize("NFKC", _REMOVABLE.sub("", piece))))
+            visible_piece = _REMOVABLE.sub("", piece) if removable else piece
+            pieces.append(skeleton(unicodedata.normalize("NFKC", visible_piece)))
             cursor = end
     if not fold:
         return Normalised(text, False, tuple(hidden))
@@ -95,6 +98,8 @@ def _confusables() -> dict[int, str]:
     for line in _CONFUSABLES_FILE.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
             source, target = line.split()[:2]
+            if source.isascii():
+                raise ValueError(f"confusables.txt: {source!r} is ASCII, not a look-alike")
             table[ord(source)] = target
     return table
 
@@ -109,7 +114,7 @@ _LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
 
 def skeleton(text: str) -> str:
     """``text`` with every word made of Latin letters and Latin look-alikes spelled in Latin."""
-    if _confusable_character().search(text) is None:
+    if _confusable_character().search(non_ascii_characters(text)) is None:
         return text  # the common case: no look-alike letter at all
     table = _confusables()
 
@@ -120,6 +125,20 @@ def skeleton(text: str) -> str:
         return word.translate(table)
 
     return _LETTER_RUN.sub(fold, text)
+
+
+_ASCII_RUN = re.compile("[\x00-\x7f]+")
+
+
+def non_ascii_characters(text: str) -> str:
+    """The non-ASCII characters of ``text``, in order.
+
+    The characters normalisation and the raw-character rules look for are all non-ASCII, and a
+    piece of a document holds a handful of them among thousands of ASCII ones: searching this
+    residue is an order of magnitude cheaper than searching the piece for a large character
+    class, and finds something exactly when the piece holds such a character.
+    """
+    return _ASCII_RUN.sub("", text)
 
 
 def non_ascii_pieces(text: str, size: int = 4096) -> list[tuple[int, int]]:

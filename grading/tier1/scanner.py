@@ -22,6 +22,7 @@ from grading.tier1.index import TextIndex
 from grading.tier1.literals import gated
 from grading.tier1.normalise import (
     Normalised,
+    non_ascii_characters,
     non_ascii_pieces,
     normalise,
     original_column,
@@ -160,6 +161,7 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     JavaScript, decoded data read as every kind) are matched once.
     """
     markdown = is_markdown(file.path)
+    regions = {id(view): _Regions(view.regions()) for view in views}
     for rule in index.plausible(context.catalogue.rules_for(frozenset(v.kind for v in views))):
         if markdown and not rule.in_markdown:
             continue
@@ -176,7 +178,7 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
             if view.kind not in rule.kinds or id(view.text) in done:
                 continue
             done.add(id(view.text))
-            windows = _within(file_windows, view.regions())
+            windows = regions[id(view)].clip(file_windows)
             if rule.context and index.lowered is not None:
                 windows = [w for w in windows if _mentions(index.lowered, w, rule.context)]
             if windows and not _run_rule(file, view, index, rule, windows, context):
@@ -247,12 +249,45 @@ def _matches(
         yield from pattern.finditer(text, start, end)
 
 
+class _Regions:
+    """A view's regions, prepared once per file for clipping each rule's windows to them.
+
+    A Markdown view has one region per code block or prose stretch, hundreds in a long guide,
+    and a rule a few windows: each window finds its first region by bisection instead of
+    walking every region.
+    """
+
+    def __init__(self, spans: tuple[tuple[int, int], ...]) -> None:
+        self.spans = spans
+        self.whole = len(spans) == 1 and spans[0][0] == 0
+        self.starts = [start for start, _ in spans]
+        self.ends = [end for _, end in spans]
+        self.ordered = all(start <= end for start, end in spans) and all(
+            earlier <= later for earlier, later in zip(self.ends[:-1], self.starts[1:], strict=True)
+        )
+
+    def clip(self, windows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The parts of ``windows`` (sorted, disjoint) inside the regions, in order."""
+        if self.whole:
+            return windows
+        if not self.ordered:  # overlapping script spans of an SVG: the general walk
+            return _within(windows, self.spans)
+        starts, ends, count = self.starts, self.ends, len(self.spans)
+        result: list[tuple[int, int]] = []
+        for start, end in windows:
+            index = bisect.bisect_right(ends, start)
+            while index < count and starts[index] < end:
+                low, high = max(start, starts[index]), min(end, ends[index])
+                if low < high:
+                    result.append((low, high))
+                index += 1
+        return result
+
+
 def _within(
     windows: list[tuple[int, int]], regions: tuple[tuple[int, int], ...]
 ) -> list[tuple[int, int]]:
-    """The parts of ``windows`` inside ``regions`` (both sorted and disjoint)."""
-    if len(regions) == 1 and regions[0][0] == 0:
-        return windows
+    """The parts of ``windows`` inside ``regions`` (both sorted; regions may overlap)."""
     result: list[tuple[int, int]] = []
     i = j = 0
     while i < len(windows) and j < len(regions):
@@ -376,6 +411,8 @@ def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
     margin, size = 400, len(file.original)
     windows: list[tuple[int, int]] = []
     for start, end in non_ascii_pieces(file.original):
+        if not catalogue.raw_trigger.search(non_ascii_characters(file.original[start:end])):
+            continue
         for hit in catalogue.raw_trigger.finditer(file.original, start, end):
             low, high = max(0, hit.start() - margin), min(size, hit.end() + margin)
             if windows and low <= windows[-1][1]:

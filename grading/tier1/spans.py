@@ -196,6 +196,7 @@ class FileSpans:
             for region in view.regions()
         ]
         lowered = text.lower()
+        headings = _headings(text) if role != "shipped" else []  # shipped code has no sections
         detection: list[tuple[int, int]] = []
         if any(word in lowered for word in _BLOCK_WORDS):
             detection.extend(m.span() for m in set_cues.detection_blocks.finditer(text))
@@ -210,7 +211,7 @@ class FileSpans:
                 for fence in fenced_blocks(text)
                 if set_cues.detection_fences.match(fence.language)
             )
-            sections = _sections(text, set_cues.detection_headings)
+            sections = _sections(text, headings, set_cues.detection_headings)
             detection.extend(
                 (max(start, low), min(end, high))
                 for low, high in sections
@@ -219,7 +220,9 @@ class FileSpans:
             )
         self._text = text
         self._detection = _Intervals(detection)
-        self._sections = _Intervals(_sections(text, set_cues.discussion_headings) if prose else [])
+        self._sections = _Intervals(
+            _sections(text, headings, set_cues.discussion_headings) if prose else []
+        )
         self._prose = sorted(prose)
         self._prose_starts = [start for start, _ in self._prose]
         self._prose_ends = [end for _, end in self._prose]
@@ -308,11 +311,23 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
     return spans
 
 
-def _sections(text: str, cue: re.Pattern[str]) -> list[tuple[int, int]]:
+def _headings(text: str) -> list[re.Match[str]]:
+    """The Markdown headings of ``text``, in order: what ``_HEADING.finditer`` finds, tried only
+    at the starts of the lines beginning with "#" instead of at every character."""
+    starts = [0] if text.startswith("#") else []
+    newline = text.find("\n#")
+    while newline >= 0:
+        starts.append(newline + 1)
+        newline = text.find("\n#", newline + 1)
+    return [heading for start in starts if (heading := _HEADING.match(text, start))]
+
+
+def _sections(
+    text: str, headings: list[re.Match[str]], cue: re.Pattern[str]
+) -> list[tuple[int, int]]:
     """Sections under a level-2-or-lower heading matching ``cue``, up to the next heading of the
     same or a higher level (a document's title is its subject, not a section)."""
     spans: list[tuple[int, int]] = []
-    headings = list(_HEADING.finditer(text))
     for index, heading in enumerate(headings):
         if len(heading.group(1)) < 2 or not cue.search(heading.group(2)):
             continue

@@ -12,14 +12,15 @@ import re
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from grading.tier1 import flows, scanner, spans
+from grading.tier1 import decoding, files, flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
 from grading.tier1.index import StringSearch, TextIndex
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
+from grading.tier1.normalise import non_ascii_characters
 from grading.tier1.spans import cues
 
 from .conftest import skill_md
@@ -184,9 +185,31 @@ def test_string_search_finds_what_str_find_finds(pieces: list[str]) -> None:
         assert found.get(keyword, []) == expected, keyword
 
 
-def test_string_search_counts_characters_not_bytes() -> None:
-    search = StringSearch(["token"])
-    assert search.positions("é→ token") == {"token": [3]}
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abcdeinorst _-?é→ſ\n", max_size=8)),
+        max_size=40,
+    )
+)
+def test_string_search_of_a_text_with_other_characters_finds_what_str_find_finds(
+    pieces: list[str],
+) -> None:
+    """The catalogue's strings are searched as ASCII bytes, other characters replaced by "?"."""
+    text = "".join(pieces).lower()
+    found = CATALOGUE.search.positions(text)
+    for keyword in _KEYWORDS:
+        expected = [i for i in range(len(text)) if text.startswith(keyword, i)]
+        assert found.get(keyword, []) == expected, keyword
+
+
+@pytest.mark.parametrize("strings", [["token"], ["token", "é"], ["token", "?"]])
+def test_string_search_counts_characters_not_bytes(strings: list[str]) -> None:
+    """Whether searched as bytes or, for strings that are not plain ASCII, as text."""
+    search = StringSearch(strings)
+    assert search.positions("é→ token?") == {"token": [3]} | {
+        string: ["é→ token?".index(string)] for string in strings if string != "token"
+    }
 
 
 _TEXTS = [
@@ -281,3 +304,139 @@ def test_span_labels_read_near_a_hit_equal_labels_read_from_every_region(
             labels.add(everywhere.label(offset, kind))
             assert near.label(offset, kind) == everywhere.label(offset, kind), offset
     assert {"discussion", "negation", "instruction"} <= labels
+
+
+def _sorted_spans(cuts: list[int]) -> list[tuple[int, int]]:
+    """Consecutive pairs of sorted cut points: sorted, disjoint spans (some possibly empty)."""
+    points = sorted(cuts)
+    return list(zip(points[::2], points[1::2], strict=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 400), max_size=20),
+    st.lists(st.integers(0, 400), max_size=40),
+)
+def test_windows_clipped_by_bisection_equal_the_walk_over_every_region(
+    window_cuts: list[int], region_cuts: list[int]
+) -> None:
+    windows = [(s, e) for s, e in _sorted_spans(window_cuts) if s < e]
+    windows = [w for i, w in enumerate(windows) if i == 0 or windows[i - 1][1] < w[0]]
+    regions = scanner._Regions(tuple(_sorted_spans(region_cuts)))
+    assume(not regions.whole)  # one region from offset 0 is the whole text: nothing to clip
+    assert regions.clip(windows) == scanner._within(windows, regions.spans)
+
+
+_SPECIAL_CHARACTERS = "\u200b\u202e\u00ad\ufe0f\U000e0041\U000e0100\u0430\u0435\uff49\U0001d400—é😀"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(
+        alphabet=st.one_of(st.characters(max_codepoint=0x7F), st.sampled_from(_SPECIAL_CHARACTERS)),
+        max_size=60,
+    )
+)
+def test_the_non_ascii_residue_holds_a_sought_character_exactly_when_the_text_does(
+    text: str,
+) -> None:
+    """Normalisation and the raw-character rules search ``non_ascii_characters`` of a piece
+    first, and skip the piece when it holds none of the characters they are about."""
+    residue = non_ascii_characters(text)
+    sought = (
+        normalise._REMOVABLE,
+        normalise._TAG_RUN,
+        normalise._confusable_character(),
+        CATALOGUE.raw_trigger,
+    )
+    for pattern in sought:
+        assert (pattern.search(residue) is None) == (pattern.search(text) is None), pattern
+
+
+def _blob_candidates_word_by_word(text: str) -> list[tuple[int, str, str]]:
+    """The reference: every whitespace-free word of the text matched on its own."""
+    candidates: list[tuple[int, str, str]] = []
+    cursor = 0
+    for piece in text.split():
+        offset = cursor = text.find(piece, cursor)
+        cursor += len(piece)
+        candidates += [(offset + m.start(), "base64", m.group()) for m in B64.finditer(piece)]
+        candidates += [
+            (offset + m.start(), "hex", m.group().replace("\\x", ""))
+            for m in HEX_ESCAPES.finditer(piece)
+        ]
+        candidates += [(offset + m.start(), "hex", m.group()) for m in HEX.finditer(piece)]
+    return candidates
+
+
+B64, HEX_ESCAPES, HEX = decoding._BASE64, decoding._HEX_ESCAPES, decoding._HEX
+_BLOB_PIECES = (
+    "QUJDREVGR0g" * 4, "\\x41" * 9, "deadbeef" * 5, "0f" * 17, "==", "=", "-", "_", "/", "+",
+    " ", "\n", "\u2003", "\x1c", "\xa0", ".", ":", '"', "é", "😀", "\\", "x", "ab",
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_BLOB_PIECES), max_size=30))
+def test_blob_candidates_found_by_runs_equal_those_of_each_word(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert decoding.blob_candidates(text) == _blob_candidates_word_by_word(text)
+
+
+def _fenced_blocks_by_search(text: str, start: int = 0) -> list[files.Fence]:
+    """The reference: the fence expressions searched character by character."""
+    fences: list[files.Fence] = []
+    position = start
+    while (opening := files._FENCE_OPEN.search(text, position)) is not None:
+        fence, language = opening.group(1), opening.group(2).lower()
+        body_start = text.find("\n", opening.end()) + 1
+        if not body_start:
+            break
+        closing = re.compile(
+            r"^[ \t>]{0,12}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$",
+            re.MULTILINE,
+        ).search(text, body_start)
+        fences.append(files.Fence(language, body_start, closing.start() if closing else len(text)))
+        position = closing.end() if closing else len(text)
+    return fences
+
+
+_MARKDOWN_PIECES = (
+    "```", "~~~", "````", "`", "~", "python", "js", " ", "\t", "> ", "x", "\n", "\n\n", " " * 13,
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_MARKDOWN_PIECES), max_size=40), st.integers(0, 20))
+def test_fenced_blocks_found_line_by_line_equal_those_of_the_search(
+    pieces: list[str], start: int
+) -> None:
+    text = "".join(pieces)
+    assert files.fenced_blocks(text, start) == _fenced_blocks_by_search(text, start)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.one_of(st.characters(), st.sampled_from("\n\r\t ?")), max_size=80))
+def test_a_blanked_piece_keeps_its_newlines_and_its_length_in_characters(piece: str) -> None:
+    assert files._blank(piece) == "\n".join(" " * len(line) for line in piece.split("\n"))
+
+
+_HEADING_PIECES = ("#", "##", "#######", " ", "\t", "x", "Attack patterns", "\n", "\n#", "a" * 201)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_HEADING_PIECES), max_size=30))
+def test_headings_found_line_by_line_equal_those_of_the_search(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    found = [(m.span(), m.groups()) for m in spans._headings(text)]
+    assert found == [(m.span(), m.groups()) for m in spans._HEADING.finditer(text)]
+
+
+def test_every_send_keyword_holds_one_of_the_send_words() -> None:
+    """The code-flow gate tests ``_PY_SEND_WORDS`` as substrings before searching
+    ``_PY_SEND_KEYWORDS``. The pattern is case-sensitive and spelled in lower case, so each of
+    its required literals is spelled in every match as it is here."""
+    pattern = re.compile(_ungated(flows._PY_SEND_KEYWORDS))
+    assert not pattern.flags & re.IGNORECASE and pattern.pattern == pattern.pattern.lower()
+    literals = required_literals(pattern)
+    assert literals and all(any(w in lit for w in flows._PY_SEND_WORDS) for lit in literals)
