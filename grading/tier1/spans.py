@@ -320,7 +320,7 @@ def _announced_list(text: str, after: int, region_end: int) -> tuple[int, int]:
     """The list that follows the line holding ``after`` when that line ends with a colon
     (empty when it does not)."""
     line_end = text.find("\n", after, min(region_end, after + _SENTENCE_REACH))
-    if line_end < 0 or not text[after:line_end].rstrip().endswith(":"):
+    if line_end < 0 or not text[max(0, after - 1) : line_end].rstrip().endswith(":"):
         return (after, after)
     end = line_end + 1
     for _ in range(_LIST_REACH):
