@@ -52,18 +52,20 @@ def test_a_tier1_pass_needs_a_judgement() -> None:
 
 
 def found(rule_id: str, category: str, severity: str, confidence: str, span: str) -> Finding:
-    return Finding(
-        rule_id,
-        category,
-        severity,
-        confidence,
-        "SKILL.md",
-        1,
-        1,
-        "",
-        "",
-        "",
-        span,  # type: ignore[arg-type]
+    return Finding.from_dict(
+        {
+            "rule_id": rule_id,
+            "category": category,
+            "severity": severity,
+            "confidence": confidence,
+            "file": "SKILL.md",
+            "line": 1,
+            "column": 1,
+            "snippet": "",
+            "message": "",
+            "remediation": "",
+            "span": span,
+        }
     )
 
 
@@ -126,3 +128,13 @@ def test_a_review_for_dual_use_names_the_rules() -> None:
     decision = decide(with_findings(SUDO), judged(15), auto_approve_min=80, review_min=60)
     assert "privilege.sudo-dangerous" in decision.reasons[0]
     assert "no sign of malice" in decision.reasons[0]
+
+
+def test_root_plus_world_writable_paths_accumulate_to_escalation() -> None:
+    open_to_all = found(
+        "privilege.world-writable", "privilege_escalation", "medium", "high", "instruction"
+    )
+    decision = decide(
+        with_findings(SUDO, open_to_all), judged(4), auto_approve_min=80, review_min=60
+    )
+    assert decision.outcome == "reject"
