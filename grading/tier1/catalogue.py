@@ -20,7 +20,9 @@ path matches one of these expressions, and needs no keywords), ``context`` (stri
 must also occur in a keyword window — a cheap second gate for rules whose keywords are common
 words), ``first_party: true`` (a hit
 whose URLs are the skill's own declared host is labelled ``first_party``, see
-``provenance``), ``spans: fixed`` (the hit weighs the same in any kind of text, see
+``provenance``), ``dual_use: true`` (a capability with legitimate uses: the policy sends it
+to review rather than rejection or auto-approval, see ``grading/policy.yaml``),
+``spans: fixed`` (the hit weighs the same in any kind of text, see
 ``spans``) and, for raw-character rules (``target: original``), a ``trigger`` character
 class of non-ASCII characters.
 
@@ -98,6 +100,10 @@ class Rule:
     privilege: str | None
     spans_fixed: bool
     first_party: bool
+    dual_use: bool
+    """A capability with legitimate uses (an installer, a scheduled job, a stored credential, an
+    action without confirmation): on its own it sends the skill to a person (``policy``), never
+    to rejection and never to auto-approval."""
     paths: re.Pattern[str] | None
     """Path rules read only the files whose path matches (and need no keywords)."""
     context: tuple[str, ...]
@@ -282,6 +288,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         privilege=raw.get("privilege"),
         spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
         first_party=bool(raw.get("first_party", False)),
+        dual_use=bool(raw.get("dual_use", False)),
         paths=_paths(raw.get("paths"), where),
         context=tuple(str(c).lower() for c in raw.get("context", [])),
         min_entropy=float(raw.get("min_entropy", 0.0)),

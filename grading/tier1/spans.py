@@ -63,6 +63,10 @@ a plain substring search first, so most files never run those expressions."""
 _CLAUSE_END = re.compile(r"[.;:!?\n]|\s(?:but|then|and\s+then|instead|however)\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+([^\n]{1,200})$", re.MULTILINE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_LIST_ITEM = re.compile(r"[ \t]{0,8}(?:[-*+•]|\d{1,3}[.)])[ \t][^\n]{0,600}(?:\n|$)")
+_LIST_REACH = 40
+"""A discussion cue on a line that ends with a colon announces the list below it ("Behaviour to
+look for in a sample:"): the list's items (at most this many) are discussion too."""
 _TABLE_ROW = re.compile(r"^[ \t]{0,3}\|[^\n]{1,2000}$", re.MULTILINE)
 _TABLE_QUOTE = re.compile(r"[\"“«`]([^\"”»`\n|]|\\\|){1,300}[\"”»`]")
 _EXAMPLE_QUOTE = gated(
@@ -301,6 +305,10 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
         _sentence_around(text, match.start(), match.end())
         for match in set_cues.discussion_lines.finditer(text, region_start, region_end)
     ]
+    spans.extend(
+        _announced_list(text, match.end(), region_end)
+        for match in set_cues.discussion_lines.finditer(text, region_start, region_end)
+    )
     for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
         quote = text[match.end() - 1]
         closer = {"“": "”"}.get(quote, quote)
@@ -320,6 +328,21 @@ def _headings(text: str) -> list[re.Match[str]]:
         starts.append(newline + 1)
         newline = text.find("\n#", newline + 1)
     return [heading for start in starts if (heading := _HEADING.match(text, start))]
+
+
+def _announced_list(text: str, after: int, region_end: int) -> tuple[int, int]:
+    """The list that follows the line holding ``after`` when that line ends with a colon
+    (empty when it does not)."""
+    line_end = text.find("\n", after, min(region_end, after + _SENTENCE_REACH))
+    if line_end < 0 or not text[max(0, after - 1) : line_end].rstrip().endswith(":"):
+        return (after, after)
+    end = line_end + 1
+    for _ in range(_LIST_REACH):
+        item = _LIST_ITEM.match(text, end, region_end)
+        if item is None:
+            break
+        end = item.end()
+    return (line_end + 1, end)
 
 
 def _sections(

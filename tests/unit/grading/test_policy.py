@@ -7,7 +7,7 @@ from typing import Literal
 import pytest
 
 from grading.policy import decide
-from grading.types import Judgement, Tier1Report
+from grading.types import Finding, Judgement, Tier1Report
 
 
 def tier1(
@@ -49,3 +49,92 @@ def test_a_high_privilege_review_names_the_privileges() -> None:
 def test_a_tier1_pass_needs_a_judgement() -> None:
     with pytest.raises(ValueError):
         decide(tier1(), None, auto_approve_min=80, review_min=60)
+
+
+def found(rule_id: str, category: str, severity: str, confidence: str, span: str) -> Finding:
+    return Finding.from_dict(
+        {
+            "rule_id": rule_id,
+            "category": category,
+            "severity": severity,
+            "confidence": confidence,
+            "file": "SKILL.md",
+            "line": 1,
+            "column": 1,
+            "snippet": "",
+            "message": "",
+            "remediation": "",
+            "span": span,
+        }
+    )
+
+
+def with_findings(*findings: Finding, privileges: tuple[str, ...] = ()) -> Tier1Report:
+    return Tier1Report("PASS", findings, bool(privileges), privileges, "test", 0.0)
+
+
+SUDO = found("privilege.sudo-dangerous", "privilege_escalation", "high", "high", "instruction")
+DELETE = found(
+    "destructive.mass-delete-instruction", "destructive_commands", "high", "medium", "instruction"
+)
+URL_INSTALL = found("supply-chain.url-install", "supply_chain", "medium", "medium", "instruction")
+EXFIL = found("exfil.send-sensitive", "exfiltration", "high", "medium", "instruction")
+SSH = found("cred.ssh-keys", "credential_access", "high", "high", "instruction")
+CLOUD = found("cred.cloud-and-tool-stores", "credential_access", "high", "high", "instruction")
+
+
+@pytest.mark.parametrize(
+    ("findings", "score", "outcome"),
+    [
+        # dual-use alone: a person decides, whatever the score
+        ((SUDO,), 15, "review"),
+        ((SUDO, DELETE), 5, "review"),
+        ((URL_INSTALL,), 96, "review"),
+        ((CLOUD,), 11, "review"),
+        # a sign of malice next to it: the low score stands
+        ((SUDO, EXFIL), 5, "reject"),
+        ((EXFIL,), 30, "reject"),
+        # several credential stores swept at once is harvesting, not a tool's job
+        ((SSH, CLOUD), 10, "reject"),
+        # nothing acted on: the judge's score decides
+        ((), 99, "auto_approve"),
+        ((), 20, "reject"),
+    ],
+)
+def test_dual_use_goes_to_review_not_reject(
+    findings: tuple[Finding, ...], score: int, outcome: str
+) -> None:
+    decision = decide(with_findings(*findings), judged(score), auto_approve_min=80, review_min=60)
+    assert decision.outcome == outcome
+
+
+def test_dual_use_quoted_in_documentation_does_not_hold_back_approval() -> None:
+    for span in ("example", "discussion", "detection", "negation"):
+        quoted = found("supply-chain.url-install", "supply_chain", "medium", "medium", span)
+        decision = decide(with_findings(quoted), judged(96), auto_approve_min=80, review_min=60)
+        assert decision.outcome == "auto_approve"
+
+
+def test_the_skills_own_host_makes_a_finding_dual_use() -> None:
+    own = found("exfil.send-sensitive", "exfiltration", "medium", "medium", "first_party")
+    decision = decide(with_findings(own), judged(95), auto_approve_min=80, review_min=60)
+    assert decision.outcome == "review"
+    assert "exfil.send-sensitive" in decision.reasons[0]
+    low = decide(with_findings(own), judged(20), auto_approve_min=80, review_min=60)
+    assert low.outcome == "review"
+
+
+def test_a_review_for_dual_use_names_the_rules() -> None:
+    decision = decide(with_findings(SUDO), judged(15), auto_approve_min=80, review_min=60)
+    assert "privilege.sudo-dangerous" in decision.reasons[0]
+    assert "no sign of malice" in decision.reasons[0]
+
+
+def test_root_plus_world_writable_paths_accumulate_to_escalation() -> None:
+    open_to_all = found(
+        "privilege.world-writable", "privilege_escalation", "medium", "high", "instruction"
+    )
+    decision = decide(
+        with_findings(SUDO, open_to_all), judged(4), auto_approve_min=80, review_min=60
+    )
+    assert decision.outcome == "reject"

