@@ -7,9 +7,8 @@ waiting for it, so a redelivered or replayed message is harmless. A step stores 
 moves the state in one transaction (on PostgreSQL one statement: the grading result, the
 compare-and-set, the audit events, the result's link and the attempt's success): a crash
 before the commit leaves nothing behind, and of two deliveries racing on the same step exactly
-one commits. A result that arrives after the
-submission was timed out or given up on is stored marked *late* and changes nothing
-(seed 002 §4.5).
+one commits. A result that arrives after the submission was timed out or given up on is stored
+marked *late* and changes nothing (seed 002 §4.5).
 """
 
 from __future__ import annotations
