@@ -68,7 +68,15 @@ _LIST_REACH = 40
 """A discussion cue on a line that ends with a colon announces the list below it ("Behaviour to
 look for in a sample:"): the list's items (at most this many) are discussion too."""
 _TABLE_ROW = re.compile(r"^[ \t]{0,3}\|[^\n]{1,2000}$", re.MULTILINE)
-_TABLE_QUOTE = re.compile(r"[\"“«`]([^\"”»`\n|]|\\\|){1,300}[\"”»`]")
+_TABLE_QUOTE = re.compile(r"`(?:[^`\n|]|\\\|){1,300}`|[\"“«](?:[^\"”»`\n|]|\\\|){1,300}[\"”»]")
+"""A quoted phrase in a table cell: code in backticks (which may quote text itself) or text in
+quotation marks."""
+_QUOTED = r"(?:\"[^\"\n]{3,160}\"|“[^”\n]{3,160}”)(?!\s*+:)"
+_NEXT_QUOTED = rf"(?:\s*+[,;/]\s*+(?:(?:or|and)\s++)?{_QUOTED}|\s++(?:or|and)\s++{_QUOTED})"
+_QUOTED_LIST = re.compile(rf"(?<![:{{\[])(?<![:{{\[] ){_QUOTED}{_NEXT_QUOTED}{{1,12}}")
+"""Phrases quoted one after another ("ignore previous instructions", "you are now in developer
+mode"): an enumeration of what is talked about, never one instruction. Keys and values of JSON
+written in prose are not an enumeration."""
 _EXAMPLE_QUOTE = gated(
     re.compile(
         r"(?i)\b(?:e\.g\.|for\s+example|such\s+as|phrases?\s+like|like|says?|reads?)\s*[,:]?\s*[\"“']"
@@ -298,7 +306,8 @@ def _literal_end(text: str, start: int, reach: int = 2000) -> int:
 
 def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[tuple[int, int]]:
     """In one prose region: the sentences of lines with a discussion cue, and phrases quoted as
-    examples or in table cells (the sections under attack-discussing headings are ``_sections``).
+    examples, one after another or in table cells (the sections under attack-discussing headings
+    are ``_sections``).
     """
     region_start, region_end = region
     spans = [
@@ -315,6 +324,7 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
         end = text.find(closer, match.end(), match.end() + 300)
         if end > 0 and "\n" not in text[match.end() : end]:
             spans.append((match.end(), end))
+    spans.extend(m.span() for m in _QUOTED_LIST.finditer(text, region_start, region_end))
     spans.extend(_table_spans(text, region_start, region_end, set_cues))
     return spans
 
