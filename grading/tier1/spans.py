@@ -111,6 +111,7 @@ class Cues:
     policy: dict[str, Adjustment]
     discussion_headings: re.Pattern[str]
     discussion_lines: re.Pattern[str]
+    discussion_captions: re.Pattern[str]
     negation_cues: re.Pattern[str]
     negation_exceptions: re.Pattern[str]
     detection_files: re.Pattern[str]
@@ -136,6 +137,7 @@ def cues() -> Cues:
         discussion_headings=re.compile(data["discussion_headings"], verbose),
         # Run over all the prose of every file with a hit: gated (same matches, fewer attempts).
         discussion_lines=gated(re.compile(data["discussion_lines"], verbose)),
+        discussion_captions=re.compile(data["discussion_captions"], verbose),
         negation_cues=gated(re.compile(data["negation_cues"], verbose)),
         negation_exceptions=re.compile(data["negation_exceptions"], verbose),
         detection_files=re.compile(data["detection_files"], verbose),
@@ -217,11 +219,18 @@ class FileSpans:
                 detection.append((match.start(), _literal_end(text, match.end())))
         if any(word in lowered for word in _LINE_WORDS):
             detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
+        captioned: list[tuple[int, int]] = []
         if role != "shipped":
+            fences = fenced_blocks(text)
             detection.extend(
                 (fence.start, fence.end)
-                for fence in fenced_blocks(text)
+                for fence in fences
                 if set_cues.detection_fences.match(fence.language)
+            )
+            captioned.extend(
+                (fence.start, fence.end)
+                for fence in fences
+                if set_cues.discussion_captions.search(_caption(text, fence.start))
             )
             sections = _sections(text, headings, set_cues.detection_headings)
             detection.extend(
@@ -233,7 +242,7 @@ class FileSpans:
         self._text = text
         self._detection = _Intervals(detection)
         self._sections = _Intervals(
-            _sections(text, headings, set_cues.discussion_headings) if prose else []
+            (_sections(text, headings, set_cues.discussion_headings) if prose else []) + captioned
         )
         self._prose = sorted(prose)
         self._prose_starts = [start for start, _ in self._prose]
@@ -281,6 +290,13 @@ class FileSpans:
                 _Intervals(_negation_spans(self._text, region, set_cues)),
             )
         return found
+
+
+def _caption(text: str, fence_start: int, reach: int = 240) -> str:
+    """The last non-blank line before a fenced block's opening line: what introduces it."""
+    opening = text.rfind("\n", 0, max(0, fence_start - 1))
+    before = text[max(0, opening - reach) : max(0, opening)].rstrip()
+    return before[before.rfind("\n") + 1 :]
 
 
 def _literal_end(text: str, start: int, reach: int = 2000) -> int:
