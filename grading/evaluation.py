@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,9 @@ from grading.errors import JudgeError
 from grading.judges.features import extract
 from grading.judges.fitting import PRIOR, REGULARISATION, Sample, fit
 from grading.judges.heuristic import HeuristicJudge
-from grading.policy import decide
-from grading.types import Judge, Judgement, SkillFiles, Tier1Report
+from grading.policy import decide, evidence_policy
+from grading.tier1.engine import without_rules
+from grading.types import SEVERITY_ORDER, Judge, Judgement, SkillFiles, Tier1Report
 
 OUTCOMES = ("auto_approve", "review", "reject", "tier1_fail")
 HARMFUL_LABELS = frozenset({"malicious"})
@@ -139,9 +140,17 @@ def cross_validate(
     group_of: Callable[[Entry], str] = lambda entry: entry.source or "-",
     regularisation: float = REGULARISATION,
     prior: float = PRIOR,
+    hold_out_rules: bool = False,
 ) -> list[ItemResult]:
-    """Leave-one-group-out: each group graded by weights fitted on all the other groups."""
+    """Leave-one-group-out: each group graded by weights fitted on all the other groups.
+
+    With ``hold_out_rules`` the left-out group also loses the rules that only it trips (see
+    ``exclusive_rules``): the rules were written with every source in view, and a rule that
+    fires on one malicious source alone may have learned that source's wording rather than a
+    threat. What is left is a pessimistic estimate for skills nobody wrote rules from — a rule
+    for a real threat class that only one source happens to contain is dropped too."""
     groups = sorted({group_of(item.entry) for item in scanned})
+    exclusive = exclusive_rules(scanned, group_of) if hold_out_rules else {}
     results: dict[str, ItemResult] = {}
     for group in groups:
         training = samples(item for item in scanned if group_of(item.entry) != group)
@@ -152,12 +161,43 @@ def cross_validate(
             concerns_min=review_min,
             weights=fit(training, regularisation=regularisation, prior=prior),
         )
-        held_out = [item for item in scanned if group_of(item.entry) == group]
+        dropped = exclusive.get(group, frozenset())
+        held_out = [
+            replace(item, report=without_rules(item.report, dropped))
+            if dropped and item.report is not None
+            else item
+            for item in scanned
+            if group_of(item.entry) == group
+        ]
         for result in grade(
             held_out, judge, auto_approve_min=auto_approve_min, review_min=review_min
         ):
             results[result.entry.id] = result
     return [results[item.entry.id] for item in scanned if item.entry.id in results]
+
+
+def exclusive_rules(
+    scanned: Iterable[Scanned], group_of: Callable[[Entry], str]
+) -> dict[str, frozenset[str]]:
+    """For each group, the rules whose evidence (a finding of at least medium severity in text
+    that is acted on, as the policy reads it) appears in harmful skills of that group and of no
+    other."""
+    acted_on = evidence_policy().acted_on_spans
+    groups_of_rule: dict[str, set[str]] = defaultdict(set)
+    for item in scanned:
+        if item.report is None or item.entry.label not in HARMFUL_LABELS:
+            continue
+        for finding in item.report.findings:
+            if finding.span in acted_on and SEVERITY_ORDER[finding.severity] >= _MEDIUM:
+                groups_of_rule[finding.rule_id].add(group_of(item.entry))
+    by_group: dict[str, set[str]] = defaultdict(set)
+    for rule_id, groups in groups_of_rule.items():
+        if len(groups) == 1:
+            by_group[next(iter(groups))].add(rule_id)
+    return {group: frozenset(rules) for group, rules in by_group.items()}
+
+
+_MEDIUM = SEVERITY_ORDER["medium"]
 
 
 def summarise(items: Iterable[ItemResult]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ linear-time patterns.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
@@ -38,7 +39,7 @@ from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names, declared_privileges
 from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
-from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, SkillFiles, Tier1Report
+from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
 
 ENGINE_VERSION = "tier1-rules/2.0"
 """Bumped when the engine changes how it reads files (span labels, flows, deobfuscation); the
@@ -72,14 +73,30 @@ def scan(files: SkillFiles) -> Tier1Report:
             key=lambda f: (-SEVERITY_ORDER[f.severity], f.file, f.line, f.column, f.rule_id),
         )
     )
-    privileges = _privileges(catalogue, collector)
+    return _report(catalogue, findings, round((time.perf_counter() - started) * 1000, 3))
+
+
+def without_rules(report: Tier1Report, rule_ids: frozenset[str]) -> Tier1Report:
+    """``report`` as if the rules ``rule_ids`` were not in the catalogue: their findings dropped,
+    verdict and privileges derived again from the rest (correlations they fed are kept). For
+    measuring what a catalogue would find without some of its rules (``grading.evaluation``)."""
+    kept = tuple(f for f in report.findings if f.rule_id not in rule_ids)
+    return replace(
+        _report(load_catalogue(), kept, report.duration_ms),
+        engine_version=report.engine_version,
+        catalogue_version=report.catalogue_version,
+    )
+
+
+def _report(catalogue: Catalogue, findings: tuple[Finding, ...], duration_ms: float) -> Tier1Report:
+    privileges = _privileges(catalogue, findings)
     return Tier1Report(
         verdict="FAIL" if any(is_blocking(f) for f in findings) else "PASS",
         findings=findings,
         high_privilege=any(PRIVILEGES.get(p, True) for p in privileges),
         privileges=privileges,
         engine_version=ENGINE_VERSION,
-        duration_ms=round((time.perf_counter() - started) * 1000, 3),
+        duration_ms=duration_ms,
         catalogue_version=catalogue_version(),
     )
 
@@ -122,11 +139,11 @@ def _text_inside(content: bytes) -> str | None:
         return None
 
 
-def _privileges(catalogue: Catalogue, collector: Collector) -> tuple[str, ...]:
+def _privileges(catalogue: Catalogue, findings: tuple[Finding, ...]) -> tuple[str, ...]:
     """Privileges of the findings of at least medium confidence whose kind of text lets them
     count (a privileged command quoted in a discussion does not make the skill privileged)."""
     found: set[str] = set()
-    for finding in collector.findings:
+    for finding in findings:
         rule = catalogue.rule(finding.rule_id)
         if (
             rule.privilege

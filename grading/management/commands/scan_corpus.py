@@ -5,8 +5,9 @@ Runs Tier 1, the judge and the decision policy on every skill listed in ROOT/man
 queue, no database — and reports outcome rates per label and per source plus Tier 1 latency.
 With ``--cv source`` it also measures how the heuristic judge's fitted weights generalise:
 leave-one-source-out, each source graded by weights fitted on all the others (the in-sample
-table, graded by the shipped weights, is printed first). Exits non-zero only when the corpus
-itself is unusable (no manifest, missing columns).
+table, graded by the shipped weights, is printed first); and then how the rules do, each source
+also graded without the rules that fire on it alone among the malicious sources. Exits non-zero
+only when the corpus itself is unusable (no manifest, missing columns).
 """
 
 from __future__ import annotations
@@ -56,22 +57,12 @@ class Command(BaseCommand):
         self._print(summary, f"corpus {root} — judge {judge.version} (in-sample)")
         document: dict[str, Any] = {"summary": summary, "items": [i.to_dict() for i in items]}
         if options["cv"]:
-            held_out = cross_validate(
-                scanned,
-                auto_approve_min=thresholds["auto_approve_min"],
-                review_min=thresholds["review_min"],
-            )
-            cv_summary = {"cv": options["cv"], **summarise(held_out)}
-            self.stdout.write("")
-            self._print(
-                cv_summary,
-                "leave-one-source-out — each source graded by weights fitted without it",
-                timing=False,
-            )
-            document["cross_validation"] = {
-                "summary": cv_summary,
-                "items": [i.to_dict() for i in held_out],
-            }
+            for key, hold_out_rules, title in _CROSS_VALIDATIONS:
+                held_out = cross_validate(scanned, **thresholds, hold_out_rules=hold_out_rules)
+                cv_summary = {"cv": options["cv"], **summarise(held_out)}
+                self.stdout.write("")
+                self._print(cv_summary, title, timing=False)
+                document[key] = {"summary": cv_summary, "items": [i.to_dict() for i in held_out]}
         if options["json"]:
             options["json"].write_text(json.dumps(document, indent=1), encoding="utf-8")
             self.stdout.write(f"wrote {options['json']}")
@@ -95,6 +86,21 @@ class Command(BaseCommand):
             )
         for error in summary["errors"]:
             self.stderr.write(f"not graded: {error['id']}: {error['error']}")
+
+
+_CROSS_VALIDATIONS = (
+    (
+        "cross_validation",
+        False,
+        "leave-one-source-out — each source graded by weights fitted without it",
+    ),
+    (
+        "cross_validation_rules",
+        True,
+        "leave-one-source-out, rules too — each source also loses the rules only it trips"
+        " (a pessimistic estimate for skills no rule was written from)",
+    ),
+)
 
 
 def _row(name: str, row: dict[str, Any]) -> str:

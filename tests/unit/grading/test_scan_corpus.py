@@ -118,6 +118,28 @@ def test_cross_validation_prints_the_in_sample_and_the_left_out_tables(tmp_path:
     assert document["summary"]["judge"].startswith("heuristic/weights-")
 
 
+def test_the_rules_table_grades_each_source_without_the_rules_only_it_trips(
+    tmp_path: Path,
+) -> None:
+    root = write_corpus(tmp_path / "corpus")
+    output = tmp_path / "results.json"
+    printed = scan_corpus(root, "--cv", "source", "--json", str(output))
+    assert "rules too" in printed
+    document = json.loads(output.read_text(encoding="utf-8"))
+
+    def rules_of(table: str, skill_id: str) -> set[str]:
+        item = next(i for i in document[table]["items"] if i["id"] == skill_id)
+        return {finding["rule_id"] for finding in item["findings"]}
+
+    # Only the "lab" source has a reverse shell: graded without that rule, the skill is no longer
+    # failed by Tier 1; the "wild" source's override rules are likewise its own.
+    assert "revshell.dev-tcp" in rules_of("cross_validation", "bad-1")
+    assert "revshell.dev-tcp" not in rules_of("cross_validation_rules", "bad-1")
+    shell = next(i for i in document["cross_validation_rules"]["items"] if i["id"] == "bad-1")
+    assert shell["outcome"] != "tier1_fail"
+    assert rules_of("cross_validation_rules", "bad-3") < rules_of("cross_validation", "bad-3")
+
+
 def test_fit_weights_writes_the_same_weights_for_the_same_corpus(tmp_path: Path) -> None:
     root = write_corpus(tmp_path / "corpus")
     first, second = tmp_path / "a.json", tmp_path / "b.json"
