@@ -58,7 +58,12 @@ class Command(BaseCommand):
         document: dict[str, Any] = {"summary": summary, "items": [i.to_dict() for i in items]}
         if options["cv"]:
             for key, hold_out_rules, title in _CROSS_VALIDATIONS:
-                held_out = cross_validate(scanned, **thresholds, hold_out_rules=hold_out_rules)
+                held_out = cross_validate(
+                    scanned,
+                    auto_approve_min=thresholds["auto_approve_min"],
+                    review_min=thresholds["review_min"],
+                    hold_out_rules=hold_out_rules,
+                )
                 cv_summary = {"cv": options["cv"], **summarise(held_out)}
                 self.stdout.write("")
                 self._print(cv_summary, title, timing=False)
