@@ -62,7 +62,8 @@ _LINE_WORDS = ("matches:", "matches :", "catches:", "flags:", "detects:")
 a plain substring search first, so most files never run those expressions."""
 _CLAUSE_END = re.compile(r"[.;:!?\n]|\s(?:but|then|and\s+then|instead|however)\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+([^\n]{1,200})$", re.MULTILINE)
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n(?=[ \t]{0,20}(?:\n|[-*+•>|#]|\d{1,3}[.)]|```|~~~|$))|\n(?=\S)(?<=[:;]\n)")
+_BLOCK_START = r"[ \t]{0,20}(?:\n|[-*+•>|#]|\d{1,3}[.)]|```|~~~|$)"
+_SENTENCE_END = re.compile(rf"[.!?](?=\s)|\n(?={_BLOCK_START})|\n(?=\S)(?<=[:;]\n)")
 """A sentence ends at . ! or ? before a space, or at a line break that starts a new block (a blank
 line, a list item, a quote, a table row, a heading, a fence) or follows a colon: a line wrapped
 inside a paragraph or a list item continues its sentence."""
