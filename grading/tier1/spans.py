@@ -301,14 +301,9 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
     examples or in table cells (the sections under attack-discussing headings are ``_sections``).
     """
     region_start, region_end = region
-    spans = [
-        _sentence_around(text, match.start(), match.end())
-        for match in set_cues.discussion_lines.finditer(text, region_start, region_end)
-    ]
-    spans.extend(
-        _announced_list(text, match.end(), region_end)
-        for match in set_cues.discussion_lines.finditer(text, region_start, region_end)
-    )
+    cued = list(set_cues.discussion_lines.finditer(text, region_start, region_end))
+    spans = [_sentence_around(text, match.start(), match.end()) for match in cued]
+    spans.extend(_announced_list(text, match.end(), region_end) for match in cued)
     for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
         quote = text[match.end() - 1]
         closer = {"“": "”"}.get(quote, quote)
