@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from re import _parser
 from typing import Any
 
@@ -167,56 +168,119 @@ def gated(pattern: re.Pattern[str]) -> re.Pattern[str]:
     means entering every branch at every character. The gate — one character-class test —
     rejects almost all positions first. It is case-insensitive whatever the pattern (a superset
     of the characters that can start a match), so the gated pattern matches exactly the same.
+
+    Where a match can only start a word (``\\b``, ``^`` or a look-behind excluding ``\\w`` before
+    a word character), the gate also asserts ``\\b``: inside a word the gate then fails at once
+    instead of letting the alternation try its branches at every letter.
     Returned unchanged when a match could start with any character or be empty.
     """
-    chars, nullable = _leading(_parser.parse(pattern.pattern, pattern.flags))
-    if chars is None or nullable:
+    start = _leading(_parser.parse(pattern.pattern, pattern.flags), False)
+    if start is None or start.nullable:
         return pattern
     body = _GLOBAL_FLAGS.sub("", pattern.pattern, count=1)  # they stay in pattern.flags
     end = "\n)" if pattern.flags & re.VERBOSE else ")"  # a trailing (?x) comment ends at "\n"
-    gate = "".join(re.escape(char) for char in sorted(chars))
-    return re.compile(f"(?=(?i:[{gate}]))(?:{body}{end}", pattern.flags)
+    gates = [f"(?=(?i:[{_class(start.word_start)}]))\\b"] if start.word_start else []
+    gates += [f"(?=(?i:[{_class(start.anywhere)}]))"] if start.anywhere else []
+    gate = gates[0] if len(gates) == 1 else f"(?:{'|'.join(gates)})"
+    return re.compile(f"{gate}(?:{body}{end}", pattern.flags)
 
 
 _GLOBAL_FLAGS = re.compile(r"\A\(\?[aiLmsux]+\)")
+_WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_LOCAL_WORD_FLAGS = re.ASCII | re.UNICODE | re.LOCALE
+"""Inline flags that change what ``\\w`` and ``\\b`` mean: a group setting one is not analysed."""
 
 
-def _leading(items: Iterable[tuple[Any, Any]]) -> tuple[set[str] | None, bool]:
-    """(characters a match of a sequence can start with — None: any —, whether it can be
-    empty)."""
-    chars: set[str] = set()
+def _class(chars: set[str]) -> str:
+    return "".join(re.escape(char) for char in sorted(chars))
+
+
+@dataclass
+class _Start:
+    """The characters a match of a piece of pattern can start with: ``word_start`` those only
+    where no word character precedes (so ``\\b`` holds before them), ``anywhere`` the others;
+    ``nullable`` when the piece can match the empty string."""
+
+    word_start: set[str] = field(default_factory=set)
+    anywhere: set[str] = field(default_factory=set)
+    nullable: bool = True
+
+    def add(self, chars: Iterable[str], word_start: bool) -> None:
+        for char in chars:
+            if word_start and char in _WORD_CHARACTERS:
+                self.word_start.add(char)
+            else:
+                self.anywhere.add(char)
+
+    def merge(self, other: _Start) -> None:
+        self.word_start |= other.word_start
+        self.anywhere |= other.anywhere
+
+
+def _leading(items: Iterable[tuple[Any, Any]], word_start: bool) -> _Start | None:
+    """How a match of a sequence can start (None: with any character). ``word_start``: no word
+    character precedes the sequence's first position."""
+    start = _Start()
     for op, argument in items:
-        first, nullable = _leading_item(str(op), argument)
+        name = str(op)
+        if _after_non_word(name, argument):
+            word_start = True  # a zero-width assertion: still at the first position
+            continue
+        first = _leading_item(name, argument, word_start)
         if first is None:
-            return None, True
-        chars |= first
-        if not nullable:
-            return chars, False
-    return chars, True
+            return None
+        start.merge(first)
+        if not first.nullable:
+            start.nullable = False
+            return start
+    return start
 
 
-def _leading_item(op: str, argument: Any) -> tuple[set[str] | None, bool]:
+def _after_non_word(op: str, argument: Any) -> bool:
+    """Whether an assertion holds only where no word character precedes: a word boundary before
+    a word character, a line or text start, or a look-behind excluding ``\\w``."""
+    if op == "AT":
+        return str(argument) in ("AT_BOUNDARY", "AT_BEGINNING", "AT_BEGINNING_STRING")
+    if op != "ASSERT_NOT" or argument[0] != -1 or len(argument[1]) != 1:
+        return False
+    inner, members = argument[1][0]
+    if str(inner) != "IN":
+        return False
+    kinds = {(str(name), str(value)) for name, value in members}
+    return ("CATEGORY", "CATEGORY_WORD") in kinds and not any(n == "NEGATE" for n, _ in kinds)
+
+
+def _leading_item(op: str, argument: Any, word_start: bool) -> _Start | None:
     if op == "LITERAL":
-        return {chr(argument)}, False
+        start = _Start(nullable=False)
+        start.add(chr(argument), word_start)
+        return start
     if op in ("AT", "ASSERT", "ASSERT_NOT"):
-        return set(), True
+        return _Start()
     if op == "IN":
         members = _char_class(argument)
-        return (set(members) if members is not None else None), False
+        if members is None:
+            return None
+        start = _Start(nullable=False)
+        start.add(members, word_start)
+        return start
     if op in ("SUBPATTERN", "ATOMIC_GROUP", "BRANCH"):
+        if op == "SUBPATTERN" and (argument[1] | argument[2]) & _LOCAL_WORD_FLAGS:
+            return None
         body = argument[3] if op == "SUBPATTERN" else argument
         branches = argument[1] if op == "BRANCH" else [body]
-        union: set[str] = set()
-        nullable = False
+        union = _Start(nullable=False)
         for branch in branches:
-            first, empty = _leading(branch)
+            first = _leading(branch, word_start)
             if first is None:
-                return None, True
-            union |= first
-            nullable = nullable or empty
-        return union, nullable
+                return None
+            union.merge(first)
+            union.nullable = union.nullable or first.nullable
+        return union
     if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         low, _, body = argument
-        first, empty = _leading(body)
-        return first, empty or low == 0
-    return None, True
+        first = _leading(body, word_start)
+        if first is not None and low == 0:
+            first.nullable = True
+        return first
+    return None
