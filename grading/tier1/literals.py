@@ -250,6 +250,26 @@ def _after_non_word(op: str, argument: Any) -> bool:
     return ("CATEGORY", "CATEGORY_WORD") in kinds and not any(n == "NEGATE" for n, _ in kinds)
 
 
+MAX_GATE_RANGE = 256
+"""Ranges of a character class wider than this make a match start anywhere, as far as the gate
+is concerned (a gate of thousands of characters would reject nothing)."""
+
+
+def _class_members(members: list[tuple[Any, Any]]) -> set[str] | None:
+    """Every character of a character class made of characters and ranges (``[A-Z_.]``), as
+    written; None for negated classes, categories (``\\w``) and wide ranges."""
+    chars: set[str] = set()
+    for op, argument in members:
+        name = str(op)
+        if name == "LITERAL":
+            chars.add(chr(argument))
+        elif name == "RANGE" and argument[1] - argument[0] < MAX_GATE_RANGE:
+            chars.update(chr(code) for code in range(argument[0], argument[1] + 1))
+        else:
+            return None
+    return chars
+
+
 def _leading_item(op: str, argument: Any, word_start: bool) -> _Start | None:
     if op == "LITERAL":
         start = _Start(nullable=False)
@@ -258,7 +278,7 @@ def _leading_item(op: str, argument: Any, word_start: bool) -> _Start | None:
     if op in ("AT", "ASSERT", "ASSERT_NOT"):
         return _Start()
     if op == "IN":
-        members = _char_class(argument)
+        members = _class_members(argument)
         if members is None:
             return None
         start = _Start(nullable=False)

@@ -266,9 +266,11 @@ _WORD_START_PATTERNS = [
     r"(?:\b)?ab",
     r"(?-i:\bAB)|(?i:\bé)",
     r"(?i)(?:\bk|❌)",
+    r"(?i)(?:\.a|\b(?:ab|[A-Z][A-Z0-9]{1,3}_))",
+    r"[\u0430-\u044f]{2}|\b[x-z]",
 ]
 _WORD_START_PIECES = ("ab", "-b", "-a", "_a", "1", "x", "y", "key", "K", "ſ", "s", "é", "❌", "AB")
-_WORD_START_PIECES += (" ", "\n", ".", "/", "-", "_")
+_WORD_START_PIECES += (" ", "\n", ".", "/", "-", "_", "KEY_", "\u0430\u0431", "Ж")
 
 
 @pytest.mark.parametrize("source", _WORD_START_PATTERNS)
@@ -486,3 +488,4 @@ def test_every_send_keyword_holds_one_of_the_send_words() -> None:
     assert not pattern.flags & re.IGNORECASE and pattern.pattern == pattern.pattern.lower()
     literals = required_literals(pattern)
     assert literals and all(any(w in lit for w in flows._PY_SEND_WORDS) for lit in literals)
+
