@@ -173,16 +173,31 @@ def flows(text: str, language: str, regions: Regions = ()) -> Iterator[Flow]:
         yield from _code_flows(text, regions)
 
 
+_CONTINUED = re.compile(r"\\[^\S\n]*(?:\n|\Z)")
+"""A line ending with a backslash (trailing spaces aside): it continues on the next line."""
+
+
 def _lines(text: str, regions: Regions) -> Iterator[tuple[int, int, str]]:
     """(line number, offset, line) for the non-blank lines of ``regions``, bounded; a line
     continued with a trailing backslash is joined to the next ones (a multi-line shell command
     is one line). Line numbers count from 1 across the regions."""
     number = 0
     for start, end in regions:
+        chunk = text[start:end]
+        if not _CONTINUED.search(chunk):  # the common case: every line stands alone
+            offset = start
+            for line in chunk.split("\n"):
+                number += 1
+                if number > MAX_LINES:
+                    return
+                if line.strip():
+                    yield number, offset, line
+                offset += len(line) + 1
+            continue
         offset = start
         parts: list[str] = []
         first_number = first_offset = 0
-        for line in text[start:end].split("\n"):
+        for line in chunk.split("\n"):
             number += 1
             if number > MAX_LINES:
                 return
@@ -295,6 +310,8 @@ def _code_flows(text: str, regions: Regions) -> Iterator[Flow]:
         return
     tainted: dict[str, tuple[str, int]] = {}
     for number, offset, line in _lines(text, regions):
+        if not tainted and "=" not in line:
+            continue  # nothing to sink, nothing assigned
         stripped = line.lstrip()
         if stripped.startswith(("#", "//", "*")):
             continue

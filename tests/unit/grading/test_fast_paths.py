@@ -489,3 +489,35 @@ def test_every_send_keyword_holds_one_of_the_send_words() -> None:
     literals = required_literals(pattern)
     assert literals and all(any(w in lit for w in flows._PY_SEND_WORDS) for lit in literals)
 
+
+_LINE_PIECES = ("x = 1", "\\", " ", "\t", "\r", "\x0b", "\n", "\n\n", "y", "\\\n", "\\ \n")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=30), st.integers(0, 12))
+def test_flow_lines_equal_those_joined_line_by_line(pieces: list[str], cut: int) -> None:
+    """``flows._lines`` reads a region without continued lines by a plain split; the long way
+    joins every line ending with a backslash to the next."""
+    text = "".join(pieces)
+    regions = ((0, min(cut, len(text))), (min(cut, len(text)), len(text)))
+    assert list(flows._lines(text, regions)) == list(_joined_lines(text, regions))
+
+
+def _joined_lines(text: str, regions: flows.Regions) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    number = 0
+    for start, end in regions:
+        offset, parts, first_number, first_offset = start, [], 0, 0
+        for line in text[start:end].split("\n"):
+            number += 1
+            if not parts:
+                first_number, first_offset = number, offset
+            offset += len(line) + 1
+            if line.rstrip().endswith("\\") and len(parts) < flows.MAX_CONTINUATIONS:
+                parts.append(line.rstrip()[:-1])
+                continue
+            joined = " ".join([*parts, line])
+            parts = []
+            if joined.strip():
+                found.append((first_number, first_offset, joined))
+    return found
