@@ -46,7 +46,7 @@ import yaml
 
 from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
-from grading.tier1.index import StringSearch, key_token, key_tokens
+from grading.tier1.index import StringSearch, key_token
 from grading.tier1.limits import MAX_FILE_CHARS
 from grading.tier1.literals import Literals, gated, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
@@ -81,7 +81,7 @@ class Rule:
     keywords: tuple[str, ...]
     key_of: tuple[str, ...]
     keys: frozenset[str]
-    key_sets: tuple[frozenset[str], ...]
+    keyword_set: frozenset[str]
     substring_keywords: bool
     window: tuple[int, int]
     patterns: tuple[re.Pattern[str], ...]
@@ -270,7 +270,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         keywords=keywords,
         key_of=key_of,
         keys=keys,
-        key_sets=tuple(key_tokens(k) for k in keywords),
+        keyword_set=frozenset(keywords),
         substring_keywords=substring_keywords,
         window=_window(raw.get("window", DEFAULT_WINDOW), where),
         patterns=patterns,

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from itertools import compress, count, islice
+from functools import lru_cache
+from itertools import chain, compress, count, islice
 from operator import sub
 from typing import Protocol, TypeVar
 
@@ -46,7 +47,7 @@ class Keyed(Protocol):
     def keys(self) -> frozenset[str]: ...
 
     @property
-    def key_sets(self) -> tuple[frozenset[str], ...]: ...
+    def keyword_set(self) -> frozenset[str]: ...
 
     @property
     def substring_keywords(self) -> bool: ...
@@ -94,6 +95,7 @@ class StringSearch:
 _Rule = TypeVar("_Rule", bound=Keyed)
 
 
+@lru_cache(maxsize=4096)
 def key_tokens(keyword: str) -> frozenset[str]:
     """Every word of a keyword: a text lacking any of them cannot contain it."""
     return frozenset(_TOKEN.findall(keyword.lower()))
@@ -122,6 +124,7 @@ class TextIndex:
             c in lowered for c in CASE_FOLD_EXCEPTIONS
         )
         self._positions: dict[str, list[int]] = {}
+        self._present: dict[str, bool] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
 
     def plausible(self, rules: Sequence[_Rule]) -> list[_Rule]:
@@ -188,14 +191,20 @@ class TextIndex:
             return windows
         if not literals <= self._known():
             return windows
-        needed = [literal for literal in literals if literal in found]
-        if not needed:
-            return []
-        return [
-            (start, end)
-            for start, end in windows
-            if any(lowered.find(literal, start, end) >= 0 for literal in needed)
-        ]
+        return _holding(lowered, windows, literals.intersection(found))
+
+    def mentioning(
+        self, windows: list[tuple[int, int]], needles: tuple[str, ...]
+    ) -> list[tuple[int, int]]:
+        """The ``windows`` of the lower-case text holding one of ``needles`` (a rule's
+        ``context``). A needle is looked for in a window only if the text holds it at all, which
+        each index learns once: most needles are absent from most files."""
+        assert self.lowered is not None
+        present = self._present
+        for needle in needles:
+            if needle not in present:
+                present[needle] = needle in self.lowered
+        return _holding(self.lowered, windows, [needle for needle in needles if present[needle]])
 
     def _known(self) -> frozenset[str]:
         return self._search.known if self._search is not None else frozenset()
@@ -221,17 +230,9 @@ class TextIndex:
     def _compute_windows(self, rule: Keyed) -> list[tuple[int, int]]:
         if self.lowered is None:
             return [(0, len(self.text))]
-        tokens = self.tokens() if self._tokenise and not rule.substring_keywords else None
-        found, known = self._occurrences() or {}, self._known()
-        starts: list[int] = []
-        for keyword, key_set in zip(rule.keywords, rule.key_sets, strict=True):
-            if keyword in known and keyword not in found:
-                continue  # the search saw it nowhere
-            if tokens is None or key_set <= tokens:
-                starts.extend(self._find_all(keyword))
+        starts = self._starts(rule)
         if not starts:
             return []
-        starts.sort()
         # Keyword windows (position - before, position + after) overlap or lie within MERGE_GAP
         # of each other exactly when their keywords are at most `reach` apart: a new window
         # starts after each longer gap.
@@ -245,6 +246,27 @@ class TextIndex:
             (max(0, starts[first] - before), min(size, starts[last] + after))
             for first, last in zip(firsts, lasts, strict=True)
         ]
+
+    def _starts(self, rule: Keyed) -> list[int]:
+        """The offsets, ascending, of the rule's keywords that count: each occurrence of a
+        keyword whose words all occur among the text's tokens (of any occurrence when the text
+        is not tokenised or the rule's keywords are substrings).
+
+        A rule has a dozen keywords and a text holds few of them: the ones the search saw are
+        picked by one set intersection, instead of looking each keyword up.
+        """
+        tokens = self.tokens() if self._tokenise and not rule.substring_keywords else None
+        found, known = self._occurrences() or {}, self._known()
+        present = rule.keyword_set.intersection(found.keys())
+        unsearched = rule.keyword_set - known  # not the search's: looked for one by one
+        lists = [
+            self._find_all(keyword)
+            for keyword in (present | unsearched if unsearched else present)
+            if tokens is None or key_tokens(keyword) <= tokens
+        ]
+        if len(lists) == 1:
+            return lists[0]
+        return sorted(chain.from_iterable(lists))
 
     def _find_all(self, keyword: str) -> list[int]:
         cached = self._positions.get(keyword)
@@ -261,3 +283,20 @@ class TextIndex:
             index = self.lowered.find(keyword, index + 1)
         self._positions[keyword] = found
         return found
+
+
+def _holding(
+    lowered: str, windows: list[tuple[int, int]], needles: Iterable[str]
+) -> list[tuple[int, int]]:
+    """The windows holding one of ``needles`` whole, in order."""
+    wanted = list(needles)
+    if not wanted:
+        return []
+    kept: list[tuple[int, int]] = []
+    for window in windows:
+        start, end = window
+        for needle in wanted:
+            if lowered.find(needle, start, end) >= 0:
+                kept.append(window)
+                break
+    return kept

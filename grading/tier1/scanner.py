@@ -180,7 +180,7 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
             done.add(id(view.text))
             windows = regions[id(view)].clip(file_windows)
             if rule.context and index.lowered is not None:
-                windows = [w for w in windows if _mentions(index.lowered, w, rule.context)]
+                windows = index.mentioning(windows, rule.context)
             if windows and not _run_rule(file, view, index, rule, windows, context):
                 return
 
@@ -235,11 +235,6 @@ def _first_party(line: str, context: ScanContext) -> bool:
     """True when every URL on the line points at a host the skill declares as its own."""
     hosts = hosts_in(line)
     return bool(hosts) and all(is_first_party(host, context.declared) for host in hosts)
-
-
-def _mentions(lowered: str, window: tuple[int, int], needles: tuple[str, ...]) -> bool:
-    start, end = window
-    return any(lowered.find(needle, start, end) >= 0 for needle in needles)
 
 
 def _matches(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from grading.tier1 import scan
 from grading.tier1.files import views_of
-from grading.tier1.index import TextIndex, key_token, key_tokens
+from grading.tier1.index import TextIndex, key_token
 
 from .conftest import findings_of, rule_ids, skill_md
 
@@ -91,5 +91,5 @@ class _Keyed:
         return frozenset(self.key_of)
 
     @property
-    def key_sets(self) -> tuple[frozenset[str], ...]:
-        return tuple(key_tokens(k) for k in self.keywords)
+    def keyword_set(self) -> frozenset[str]:
+        return frozenset(self.keywords)
