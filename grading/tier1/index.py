@@ -191,7 +191,7 @@ class TextIndex:
             return windows
         if not literals <= self._known():
             return windows
-        return _holding(lowered, windows, literals.intersection(found))
+        return _holding(lowered, windows, found.keys() & literals)
 
     def mentioning(
         self, windows: list[tuple[int, int]], needles: tuple[str, ...]
@@ -253,11 +253,12 @@ class TextIndex:
         is not tokenised or the rule's keywords are substrings).
 
         A rule has a dozen keywords and a text holds few of them: the ones the search saw are
-        picked by one set intersection, instead of looking each keyword up.
+        picked by one intersection in C (it looks each of the rule's keywords up in the search's
+        result), instead of a loop over them in Python.
         """
         tokens = self.tokens() if self._tokenise and not rule.substring_keywords else None
         found, known = self._occurrences() or {}, self._known()
-        present = rule.keyword_set.intersection(found.keys())
+        present = found.keys() & rule.keyword_set
         unsearched = rule.keyword_set - known  # not the search's: looked for one by one
         lists = [
             self._find_all(keyword)
