@@ -124,7 +124,6 @@ class TextIndex:
             c in lowered for c in CASE_FOLD_EXCEPTIONS
         )
         self._positions: dict[str, list[int]] = {}
-        self._present: dict[str, bool] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
 
     def plausible(self, rules: Sequence[_Rule]) -> list[_Rule]:
@@ -197,14 +196,9 @@ class TextIndex:
         self, windows: list[tuple[int, int]], needles: tuple[str, ...]
     ) -> list[tuple[int, int]]:
         """The ``windows`` of the lower-case text holding one of ``needles`` (a rule's
-        ``context``). A needle is looked for in a window only if the text holds it at all, which
-        each index learns once: most needles are absent from most files."""
+        ``context``)."""
         assert self.lowered is not None
-        present = self._present
-        for needle in needles:
-            if needle not in present:
-                present[needle] = needle in self.lowered
-        return _holding(self.lowered, windows, [needle for needle in needles if present[needle]])
+        return _holding(self.lowered, windows, needles)
 
     def _known(self) -> frozenset[str]:
         return self._search.known if self._search is not None else frozenset()
