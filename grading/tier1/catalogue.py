@@ -46,7 +46,7 @@ import yaml
 
 from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
-from grading.tier1.index import StringSearch, key_token
+from grading.tier1.index import KeywordRules, StringSearch, key_token
 from grading.tier1.limits import MAX_FILE_CHARS
 from grading.tier1.literals import Literals, gated, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
@@ -79,8 +79,6 @@ class Rule:
     remediation: str
     kinds: frozenset[str]
     keywords: tuple[str, ...]
-    key_of: tuple[str, ...]
-    keys: frozenset[str]
     keyword_set: frozenset[str]
     substring_keywords: bool
     window: tuple[int, int]
@@ -123,17 +121,19 @@ class Catalogue:
     """Any character some raw-character rule is about: where there is none, they cannot match."""
     search: StringSearch
     """Finds every keyword and pattern literal of the rules in a text at once (see ``index``)."""
-    _by_kinds: dict[frozenset[str], tuple[Rule, ...]] = field(default_factory=dict)
+    _by_kinds: dict[frozenset[str], KeywordRules[Rule]] = field(default_factory=dict)
 
     def rule(self, rule_id: str) -> Rule:
         return self.by_id[rule_id]
 
-    def rules_for(self, kinds: frozenset[str]) -> tuple[Rule, ...]:
-        """Pattern rules reading any of ``kinds``, in catalogue order (memoised per kind set)."""
+    def rules_for(self, kinds: frozenset[str]) -> KeywordRules[Rule]:
+        """Pattern rules reading any of ``kinds``, in catalogue order, indexed by keyword
+        (memoised per kind set)."""
         found = self._by_kinds.get(kinds)
         if found is None:
-            found = tuple(
-                r for r in self.rules if not r.engine and not r.on_original and r.kinds & kinds
+            found = KeywordRules(
+                (r for r in self.rules if not r.engine and not r.on_original and r.kinds & kinds),
+                self.search.known,
             )
             self._by_kinds[kinds] = found
         return found
@@ -249,9 +249,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
     if not engine and not keywords and not non_ascii_only and not raw.get("paths"):
         raise CatalogueError(f"{where}: a pattern rule needs keywords or paths for the pre-filter")
     substring_keywords = raw.get("keyword_match", "token") == "substring"
-    key_of = tuple(key_token(k) for k in keywords)
-    keys = frozenset(key_of)
-    if "" in keys and not substring_keywords:
+    if not substring_keywords and any(not key_token(k) for k in keywords):
         raise CatalogueError(f"{where}: every keyword needs a letter or digit")
     examples = raw.get("examples") or {}
     first_kind = (raw.get("kinds") or ["prose"])[0]
@@ -268,8 +266,6 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         remediation=" ".join(raw["remediation"].split()),
         kinds=kinds,
         keywords=keywords,
-        key_of=key_of,
-        keys=keys,
         keyword_set=frozenset(keywords),
         substring_keywords=substring_keywords,
         window=_window(raw.get("window", DEFAULT_WINDOW), where),

@@ -15,11 +15,11 @@ sweep of the whole text per keyword.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import chain, compress, count, islice
 from operator import sub
-from typing import Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation
 
@@ -39,12 +39,6 @@ class Keyed(Protocol):
 
     @property
     def keywords(self) -> tuple[str, ...]: ...
-
-    @property
-    def key_of(self) -> tuple[str, ...]: ...
-
-    @property
-    def keys(self) -> frozenset[str]: ...
 
     @property
     def keyword_set(self) -> frozenset[str]: ...
@@ -106,6 +100,27 @@ def key_token(keyword: str) -> str:
     return max(_TOKEN.findall(keyword.lower()), key=len, default="")
 
 
+class KeywordRules(Generic[_Rule]):
+    """Rules in catalogue order and, for each keyword, the rules naming it (built once per
+    catalogue and set of file kinds).
+
+    The strings the search finds in a text name the rules whose keywords occur there. Rules
+    without keywords, or with a keyword the search does not look for (``known``), are always
+    candidates.
+    """
+
+    def __init__(self, rules: Iterable[_Rule], known: frozenset[str]) -> None:
+        self.rules = tuple(rules)
+        self.by_keyword: dict[str, list[int]] = {}
+        always: list[int] = []
+        for position, rule in enumerate(self.rules):
+            if not rule.keyword_set or not rule.keyword_set <= known:
+                always.append(position)
+            for keyword in rule.keyword_set:
+                self.by_keyword.setdefault(keyword, []).append(position)
+        self.always = frozenset(always)
+
+
 class TextIndex:
     """Lazily computed lower-case copy, token set, keyword positions and pattern literals (see
     ``literals``) of one text."""
@@ -126,47 +141,18 @@ class TextIndex:
         self._positions: dict[str, list[int]] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
 
-    def plausible(self, rules: Sequence[_Rule]) -> list[_Rule]:
-        """``rules`` less those whose keywords cannot occur (``may_contain``), in order; rules
-        without keywords are kept. One pass over the token set, where most rules drop out.
-
-        When a rule survives on its tokens, its windows will need the search's pass over the
-        text anyway: it is made first, and substring keywords are read from it rather than
-        looked for one by one. An untokenised text (bulk data) reads every keyword that way:
-        one pass costs less than a few dozen substring searches of a large schema."""
-        if self.lowered is None:
-            return list(rules)
-        if not self._tokenise:
-            self._occurrences()
-            return [rule for rule in rules if not rule.keywords or self.may_contain(rule)]
-        tokens = self.tokens()
-        by_token = [
-            not rule.substring_keywords and not rule.keys.isdisjoint(tokens) for rule in rules
-        ]
-        if any(by_token):
-            self._occurrences()
-        return [
-            rule
-            for rule, token_found in zip(rules, by_token, strict=True)
-            if token_found
-            or not rule.keywords
-            or (rule.substring_keywords and self.may_contain(rule))
-        ]
-
-    def may_contain(self, rule: Keyed) -> bool:
-        if self.lowered is None:
-            return True
-        if not self._tokenise or rule.substring_keywords:
-            return any(self._occurs(keyword) for keyword in rule.keywords)
-        return not rule.keys.isdisjoint(self.tokens())
-
-    def _occurs(self, keyword: str) -> bool:
-        """Whether the lower-case text contains ``keyword``: read from the search's pass once it
-        was made (see ``plausible``), else one substring search."""
-        assert self.lowered is not None
-        if self._found is not None and keyword in self._known():
-            return keyword in self._found
-        return keyword in self.lowered
+    def plausible(self, selection: KeywordRules[_Rule]) -> list[_Rule]:
+        """The rules of ``selection`` that may have windows here, in order: those with a keyword
+        the search found in the text (whose windows then check its words, see ``windows``) and
+        those without keywords. Read from the search's pass, which every rule with a keyword
+        needs anyway: one look-up per string found rather than a visit to every rule."""
+        found = self._occurrences()
+        if found is None:
+            return list(selection.rules)
+        picked = set(selection.always)
+        for keyword in found.keys() & selection.by_keyword.keys():
+            picked.update(selection.by_keyword[keyword])
+        return [selection.rules[position] for position in sorted(picked)]
 
     def tokens(self) -> frozenset[str]:
         if self._tokens is None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from grading.tier1 import scan
 from grading.tier1.files import views_of
-from grading.tier1.index import TextIndex, key_token
+from grading.tier1.index import TextIndex
 
 from .conftest import findings_of, rule_ids, skill_md
 
@@ -81,14 +81,6 @@ class _Keyed:
     keywords: tuple[str, ...]
     window: tuple[int, int] = (10, 10)
     substring_keywords: bool = False
-
-    @property
-    def key_of(self) -> tuple[str, ...]:
-        return tuple(key_token(k) for k in self.keywords)
-
-    @property
-    def keys(self) -> frozenset[str]:
-        return frozenset(self.key_of)
 
     @property
     def keyword_set(self) -> frozenset[str]:

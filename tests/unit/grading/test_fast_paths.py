@@ -498,3 +498,25 @@ def _joined_lines(text: str, regions: flows.Regions) -> list[tuple[int, int, str
             if joined.strip():
                 found.append((first_number, first_offset, joined))
     return found
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abcdeinorst _-./\n", max_size=8)),
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_the_rules_picked_by_keyword_are_every_rule_with_windows(
+    pieces: list[str], tokenise: bool
+) -> None:
+    """``TextIndex.plausible`` visits only the rules whose keywords the search found; every rule
+    left out has no windows."""
+    text = " ".join(pieces)
+    selection = CATALOGUE.rules_for(files.KINDS)
+    index = TextIndex(text, tokenise=tokenise, search=CATALOGUE.search)
+    picked = index.plausible(selection)
+    assert [rule for rule in selection.rules if index.windows(rule)] == [
+        rule for rule in picked if index.windows(rule)
+    ]
