@@ -24,7 +24,7 @@ import importlib
 import re
 from collections.abc import Iterable
 from re import _parser
-from typing import Any
+from typing import Any, NamedTuple
 
 MIN_LENGTH = 3
 """Shorter literals would occur almost everywhere and only swell the automaton's output."""
@@ -166,7 +166,7 @@ def gated(pattern: re.Pattern[str]) -> re.Pattern[str]:
 
     Python's regex search tries every position; for a case-insensitive alternation of words that
     means entering every branch at every character. The gate — one character-class test —
-    rejects almost all positions first. It is case-insensitive whatever the pattern (a superset
+    rejects almost all positions first. It is case-insensitive where the pattern is (a superset
     of the characters that can start a match), so the gated pattern matches exactly the same.
 
     Returned unchanged when a match could start with any character or be empty, and when the
@@ -174,13 +174,14 @@ def gated(pattern: re.Pattern[str]) -> re.Pattern[str]:
     ``_tests_first_character``): a look-ahead would only add a step there, three times slower.
     """
     parsed = _parser.parse(pattern.pattern, pattern.flags)
-    chars, nullable = _leading(parsed)
-    if chars is None or nullable or _tests_first_character(parsed, pattern.flags):
+    first = _leading(parsed, bool(pattern.flags & re.IGNORECASE))
+    if first is None or first.nullable or _tests_first_character(parsed, pattern.flags):
         return pattern
     body = _GLOBAL_FLAGS.sub("", pattern.pattern, count=1)  # they stay in pattern.flags
     end = "\n)" if pattern.flags & re.VERBOSE else ")"  # a trailing (?x) comment ends at "\n"
-    gate = "".join(re.escape(char) for char in sorted(chars))
-    return re.compile(f"(?=(?i:[{gate}]))(?:{body}{end}", pattern.flags)
+    chars = "[" + "".join(re.escape(char) for char in sorted(first.chars)) + "]"
+    gate = f"(?i:{chars})" if first.folded else chars
+    return re.compile(f"(?={gate})(?:{body}{end}", pattern.flags)
 
 
 _GLOBAL_FLAGS = re.compile(r"\A\(\?[aiLmsux]+\)")
@@ -209,18 +210,29 @@ def _tests_first_character(parsed: Any, flags: int) -> bool:
     return str(op) in _SINGLE_CHARACTER
 
 
-def _leading(items: Iterable[tuple[Any, Any]]) -> tuple[set[str] | None, bool]:
-    """(characters a match of a sequence can start with — None: any —, whether it can be
-    empty)."""
+class _First(NamedTuple):
+    """The characters a match of a piece of pattern can start with, whether the piece can be
+    empty, and whether any of those characters is matched ignoring case."""
+
+    chars: frozenset[str]
+    nullable: bool
+    folded: bool
+
+
+def _leading(items: Iterable[tuple[Any, Any]], ignore_case: bool) -> _First | None:
+    """How a match of a sequence starts (None: with any character); ``ignore_case``: the
+    sequence is matched ignoring case."""
     chars: set[str] = set()
+    folded = False
     for op, argument in items:
-        first, nullable = _leading_item(str(op), argument)
+        first = _leading_item(str(op), argument, ignore_case)
         if first is None:
-            return None, True
-        chars |= first
-        if not nullable:
-            return chars, False
-    return chars, True
+            return None
+        chars |= first.chars
+        folded = folded or first.folded
+        if not first.nullable:
+            return _First(frozenset(chars), False, folded)
+    return _First(frozenset(chars), True, folded)
 
 
 MAX_GATE_RANGE = 256
@@ -243,27 +255,37 @@ def _class_members(members: list[tuple[Any, Any]]) -> set[str] | None:
     return chars
 
 
-def _leading_item(op: str, argument: Any) -> tuple[set[str] | None, bool]:
+def _leading_item(op: str, argument: Any, ignore_case: bool) -> _First | None:
     if op == "LITERAL":
-        return {chr(argument)}, False
+        return _First(frozenset(chr(argument)), False, ignore_case)
     if op in ("AT", "ASSERT", "ASSERT_NOT"):
-        return set(), True
+        return _First(frozenset(), True, False)
     if op == "IN":
-        return _class_members(argument), False
-    if op in ("SUBPATTERN", "ATOMIC_GROUP", "BRANCH"):
-        body = argument[3] if op == "SUBPATTERN" else argument
-        branches = argument[1] if op == "BRANCH" else [body]
-        union: set[str] = set()
-        nullable = False
-        for branch in branches:
-            first, empty = _leading(branch)
-            if first is None:
-                return None, True
-            union |= first
-            nullable = nullable or empty
-        return union, nullable
+        members = _class_members(argument)
+        return None if members is None else _First(frozenset(members), False, ignore_case)
+    if op == "SUBPATTERN":
+        _, add_flags, del_flags, body = argument
+        folds = (ignore_case or bool(add_flags & re.IGNORECASE)) and not del_flags & re.IGNORECASE
+        return _leading(body, folds)
+    if op == "ATOMIC_GROUP":
+        return _leading(argument, ignore_case)
+    if op == "BRANCH":
+        return _any_of([_leading(branch, ignore_case) for branch in argument[1]])
     if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         low, _, body = argument
-        first, empty = _leading(body)
-        return first, empty or low == 0
-    return None, True
+        first = _leading(body, ignore_case)
+        return None if first is None else first._replace(nullable=first.nullable or low == 0)
+    return None
+
+
+def _any_of(alternatives: list[_First | None]) -> _First | None:
+    """How a match of one of ``alternatives`` starts."""
+    chars: set[str] = set()
+    nullable = folded = False
+    for first in alternatives:
+        if first is None:
+            return None
+        chars |= first.chars
+        nullable = nullable or first.nullable
+        folded = folded or first.folded
+    return _First(frozenset(chars), nullable, folded)

@@ -135,7 +135,8 @@ def cues() -> Cues:
         detection_blocks=re.compile(data["detection_blocks"], re.MULTILINE | re.VERBOSE),
         detection_headings=re.compile(data["detection_headings"], verbose),
         detection_lines=re.compile(data["detection_lines"]),
-        detection_code=re.compile(data["detection_code"], re.VERBOSE),
+        # Run over all the code of every file with a hit: gated too.
+        detection_code=gated(re.compile(data["detection_code"], re.VERBOSE)),
     )
 
 

@@ -222,6 +222,7 @@ _TEXTS = [
 _CUES = (
     "attacker", "red flag", "never do this", "detects patterns like", "don't", "do not", "BAD:",
     'e.g. "', "such as '", "./run.sh", "; bash x.sh", ".post(", "❌", "\u017fecret", "ſ", "K",
+    're.compile(r"', "RegExp('", "grep -E '", "SECRET_PATTERNS = [", "patterns = [", "RULES: {",
 )  # fmt: skip
 
 
@@ -239,6 +240,7 @@ def test_a_gated_pattern_finds_exactly_what_the_pattern_finds(
     [
         cues().discussion_lines,
         cues().negation_cues,
+        cues().detection_code,
         *(getattr(module, name) for module, name in _GATED_CONSTANTS),
     ],
 )
@@ -250,8 +252,15 @@ def test_gated_cues_find_what_the_cues_find(pattern: re.Pattern[str], pieces: li
     assert _spans(pattern, text) == _spans(plain, text)
 
 
-_WIDE_CLASS_PATTERNS = [r"(?i)(?:\.a|\b(?:ab|[A-Z][A-Z0-9]{1,3}_))", r"[\u0430-\u044f]{2}|\b[x-z]"]
-_WIDE_CLASS_PIECES = ("ab", "-b", ".a", "_a", "1", "x", "KEY_", "K_", "\u0430\u0431", "Ж", " ")
+_WIDE_CLASS_PATTERNS = [
+    r"(?i)(?:\.a|\b(?:ab|[A-Z][A-Z0-9]{1,3}_))",
+    r"[\u0430-\u044f]{2}|\b[x-z]",
+    r"\b[A-Z0-9_]{0,3}(?:PAT|re\.c)",  # matched with case: the gate is too
+    r"(?i)(?:ab|(?-i:CD|sk))",
+    r"(?:(?i:ab)|CD)",
+]
+_WIDE_CLASS_PIECES = ("ab", "AB", "-b", ".a", "_a", "1", "x", "KEY_", "K_", "\u0430\u0431", " ")
+_WIDE_CLASS_PIECES += ("PAT", "pat", "re.c", "RE.C", "cd", "CD", "sk", "SK", "\u212a", "\u017f")
 
 
 @pytest.mark.parametrize("source", _WIDE_CLASS_PATTERNS)
@@ -281,9 +290,13 @@ def test_a_pattern_that_may_start_anywhere_is_not_gated() -> None:
         assert gated(pattern) is pattern
 
 
+_GATE = r"\(\?=(?:\(\?i:\[(?:\\.|[^\]\\])*\]\)|\[(?:\\.|[^\]\\])*\])\)\(\?:"
+
+
 def _ungated(pattern: re.Pattern[str]) -> str:
-    """The source ``gated`` wrapped as ``(?=(?i:[…]))(?:…)``."""
-    prefix = re.match(r"\(\?=\(\?i:\[(?:\\.|[^\]\\])*\]\)\)\(\?:", pattern.pattern)
+    """The source ``gated`` wrapped as ``(?=(?i:[…]))(?:…)``, or ``(?=[…])(?:…)`` where the
+    pattern's first characters are all matched with their case."""
+    prefix = re.match(_GATE, pattern.pattern)
     assert prefix is not None, pattern.pattern
     return pattern.pattern[prefix.end() : -2 if pattern.flags & re.VERBOSE else -1]
 
