@@ -11,6 +11,8 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add
 
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
@@ -60,13 +62,11 @@ class _File:
 
     @property
     def line_starts(self) -> list[int]:
+        """The offset of each line of the normalised text (summed line lengths, all in C)."""
         if self._line_starts is None:
-            text = self.normalised.text
-            starts = [0]
-            index = text.find("\n")
-            while index >= 0:
-                starts.append(index + 1)
-                index = text.find("\n", index + 1)
+            lengths = map(len, self.normalised.text.split("\n"))
+            starts = list(accumulate(map(add, lengths, repeat(1)), initial=0))
+            starts.pop()  # where a line after the last would start
             self._line_starts = starts
         return self._line_starts
 
@@ -74,6 +74,14 @@ class _File:
         return bisect.bisect_right(self.line_starts, offset)
 
     def original_line(self, line: int) -> str:
+        """Line ``line`` (from 1) of the original text; "" past its end. Sliced from the line
+        table when normalisation changed nothing, else from the original text split once."""
+        if not self.normalised.changed:
+            starts = self.line_starts
+            if line > len(starts):
+                return ""
+            end = starts[line] - 1 if line < len(starts) else len(self.original)
+            return self.original[starts[line - 1] : end]
         if self.original_lines is None:
             self.original_lines = self.original.split("\n")
         return self.original_lines[line - 1] if line <= len(self.original_lines) else ""

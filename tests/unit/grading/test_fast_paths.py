@@ -533,3 +533,16 @@ def test_the_rules_picked_by_keyword_are_every_rule_with_windows(
     assert [rule for rule in selection.rules if index.windows(rule)] == [
         rule for rule in picked if index.windows(rule)
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(("a", "\n", "\u200b", "ｆ", "é", "  ")), max_size=30))
+def test_lines_read_from_the_line_table_equal_those_of_a_split(pieces: list[str]) -> None:
+    """``scanner._File`` finds lines by summed lengths and slices unchanged text by them."""
+    text = "".join(pieces)
+    file = scanner._File("notes.md", text, normalise.normalise(text), "doc")
+    expected = [0] + [i + 1 for i, ch in enumerate(file.normalised.text) if ch == "\n"]
+    assert file.line_starts == expected
+    lines = text.split("\n")
+    for line in range(1, len(lines) + 3):
+        assert file.original_line(line) == (lines[line - 1] if line <= len(lines) else "")
