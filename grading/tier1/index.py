@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from itertools import chain, compress, count, islice
-from operator import sub
+from itertools import chain, compress, count, groupby, islice
+from operator import itemgetter, sub
 from typing import Generic, Protocol, TypeVar
 
 from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation
@@ -79,11 +79,11 @@ class StringSearch:
             matches = automaton.find_matches_as_indexes(lowered.encode("ascii", "replace"), True)
         else:
             matches = automaton.find_matches_as_indexes(lowered, True) if automaton else []
-        found: dict[str, list[int]] = {}
+        # Grouped by string in C: a stable sort on the string's index keeps each string's
+        # starts ascending, as the search reports them.
+        by_string = groupby(sorted(matches, key=itemgetter(0)), key=itemgetter(0))
         strings = self._strings
-        for index, start, _ in matches:
-            found.setdefault(strings[index], []).append(start)
-        return found
+        return {strings[index]: list(map(itemgetter(1), hits)) for index, hits in by_string}
 
 
 _Rule = TypeVar("_Rule", bound=Keyed)
