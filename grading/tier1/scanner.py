@@ -52,12 +52,15 @@ class _File:
     _line_starts: list[int] | None = None
     original_lines: list[str] | None = None
     _spans: FileSpans | None = None
+    lowered: str | None = None
+    """The normalised text in lower case, once the file's index made it."""
 
     @property
     def spans(self) -> FileSpans:
         """The file's span labels, computed on its first hit (most files have none)."""
         if self._spans is None:
-            self._spans = FileSpans(self.path, self.normalised.text, self.role, self.views)
+            text = self.normalised.text
+            self._spans = FileSpans(self.path, text, self.role, self.views, self.lowered)
         return self._spans
 
     @property
@@ -139,6 +142,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     views = file.views = views_of(path, file.normalised.text)
     kinds = {view.kind for view in views}
     index = TextIndex(file.normalised.text, tokenise=not data_only, search=catalogue.search)
+    file.lowered = index.lowered
     _match_views(file, views, index, context)
     _follow_flows(file, context)
     _undo_disguises(file, context)

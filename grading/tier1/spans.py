@@ -181,7 +181,10 @@ class FileSpans:
     region yields lies within _SENTENCE_REACH of it), and kept for the next hit.
     """
 
-    def __init__(self, path: str, text: str, role: str, views: list[View]) -> None:
+    def __init__(
+        self, path: str, text: str, role: str, views: list[View], lowered: str | None = None
+    ) -> None:
+        """``lowered``: ``text`` in lower case, when the caller already has it."""
         self.role = role
         set_cues = cues()
         self._whole = ""
@@ -200,7 +203,7 @@ class FileSpans:
             if role == "shipped" or view.kind not in ("prose", "frontmatter")
             for region in view.regions()
         ]
-        lowered = text.lower()
+        lowered = text.lower() if lowered is None else lowered
         headings = _headings(text) if role != "shipped" else []  # shipped code has no sections
         detection: list[tuple[int, int]] = []
         if any(word in lowered for word in _BLOCK_WORDS):
