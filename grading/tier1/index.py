@@ -26,8 +26,8 @@ from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, Implementation
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, Literals
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
-_SEPARATORS = bytes(byte if byte in _WORD_BYTES else 0x20 for byte in range(256))
+_WORD_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_SEPARATORS = bytes(byte if chr(byte) in _WORD_CHARACTERS else 0x20 for byte in range(256))
 MERGE_GAP = 200
 """Windows closer than this are matched as one: scanning a short gap costs less than another
 call into the regex engine, and cannot add a match (every match contains a keyword, so it lies
@@ -122,7 +122,7 @@ class KeywordRules(Generic[_Rule]):
 
 
 class TextIndex:
-    """Lazily computed lower-case copy, token set, keyword positions and pattern literals (see
+    """Lazily computed lower-case copy, tokens, keyword positions and pattern literals (see
     ``literals``) of one text."""
 
     def __init__(
@@ -132,7 +132,8 @@ class TextIndex:
         lowered = text.lower()
         self.lowered = lowered if len(lowered) == len(text) else None
         self._tokenise = tokenise
-        self._tokens: frozenset[str] | None = None
+        self._spaced: bytes | None = None
+        self._counted: dict[str, bool] = {}
         self._search = search
         self._found: dict[str, list[int]] | None = None
         self._folds_plainly = lowered.isascii() or not any(
@@ -154,14 +155,42 @@ class TextIndex:
             picked.update(selection.by_keyword[keyword])
         return [selection.rules[position] for position in sorted(picked)]
 
-    def tokens(self) -> frozenset[str]:
-        if self._tokens is None:
+    def has_word(self, word: str) -> bool:
+        """Whether ``word`` (ASCII letters and digits) is one of the text's tokens: the maximal
+        runs of [a-z0-9] of the lower-case text (any other character, non-ASCII ones too,
+        separates them). Looked for with spaces around it in a copy of the text where every
+        other character is a space: one search in C, no token set built."""
+        if self._spaced is None:
             assert self.lowered is not None
-            # Same tokens as _TOKEN.findall (non-ASCII characters separate words), twice as fast:
-            # everything but [a-z0-9] becomes a space, then one split.
-            ascii_only = self.lowered.encode("ascii", "replace").translate(_SEPARATORS)
-            self._tokens = frozenset(ascii_only.decode("ascii").split())
-        return self._tokens
+            words = self.lowered.encode("ascii", "replace").translate(_SEPARATORS)
+            self._spaced = b" " + words + b" "
+        return b" " + word.encode("ascii") + b" " in self._spaced
+
+    def _counts(self, keyword: str) -> bool:
+        """Whether every word of ``keyword`` is a token of the text (see ``windows``).
+
+        Most keywords the search found stand alone somewhere, not inside a longer word at
+        either end: their words are then tokens. Only the others are looked up word by word.
+        """
+        counts = self._counted.get(keyword)
+        if counts is None:
+            counts = self._stands_alone(keyword) or all(map(self.has_word, key_tokens(keyword)))
+            self._counted[keyword] = counts
+        return counts
+
+    def _stands_alone(self, keyword: str) -> bool:
+        """Whether an occurrence of ``keyword`` continues no token of the text: at each end
+        where the keyword has a letter or digit, the text has none next to it."""
+        assert self.lowered is not None
+        lowered, size, length = self.lowered, len(self.lowered), len(keyword)
+        open_start, open_end = keyword[:1] in _WORD_CHARACTERS, keyword[-1:] in _WORD_CHARACTERS
+        for start in self._find_all(keyword):
+            end = start + length
+            if (not open_start or start == 0 or lowered[start - 1] not in _WORD_CHARACTERS) and (
+                not open_end or end == size or lowered[end] not in _WORD_CHARACTERS
+            ):
+                return True
+        return False
 
     def candidates(
         self, literals: Literals | None, windows: list[tuple[int, int]]
@@ -236,14 +265,14 @@ class TextIndex:
         picked by one intersection in C (it looks each of the rule's keywords up in the search's
         result), instead of a loop over them in Python.
         """
-        tokens = self.tokens() if self._tokenise and not rule.substring_keywords else None
+        by_words = self._tokenise and not rule.substring_keywords
         found, known = self._occurrences() or {}, self._known()
         present = found.keys() & rule.keyword_set
         unsearched = rule.keyword_set - known  # not the search's: looked for one by one
         lists = [
             self._find_all(keyword)
             for keyword in (present | unsearched if unsearched else present)
-            if tokens is None or key_tokens(keyword) <= tokens
+            if not by_words or self._counts(keyword)
         ]
         if len(lists) == 1:
             return lists[0]

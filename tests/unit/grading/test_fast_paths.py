@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from grading.tier1 import decoding, files, flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
-from grading.tier1.index import StringSearch, TextIndex
+from grading.tier1.index import StringSearch, TextIndex, key_tokens
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
 from grading.tier1.normalise import non_ascii_characters
 from grading.tier1.spans import cues
@@ -546,3 +546,21 @@ def test_lines_read_from_the_line_table_equal_those_of_a_split(pieces: list[str]
     lines = text.split("\n")
     for line in range(1, len(lines) + 3):
         assert file.original_line(line) == (lines[line - 1] if line <= len(lines) else "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abdeinrst _-./\né→K", max_size=8)),
+        max_size=40,
+    )
+)
+def test_a_keyword_counts_exactly_when_its_words_are_tokens(pieces: list[str]) -> None:
+    """``TextIndex`` decides whether a found keyword's words are tokens of the text from a lone
+    occurrence, or word by word, without a token set: the same answer as the token set."""
+    index = TextIndex("".join(pieces), search=CATALOGUE.search)
+    assert index.lowered is not None
+    tokens = frozenset(re.findall(r"[a-z0-9]+", index.lowered))
+    found = index._occurrences() or {}
+    for keyword in found.keys() & set(_KEYWORDS):
+        assert index._counts(keyword) == (key_tokens(keyword) <= tokens), keyword
