@@ -29,7 +29,10 @@ CATALOGUE = load_catalogue()
 _GATED_CONSTANTS = [
     (spans, "_EXAMPLE_QUOTE"),
     (scanner, "_RUN_SCRIPT"),
-    (flows, "_PY_SEND_KEYWORDS"),
+    *((flows, name) for name in ("_PY_SEND_KEYWORDS", "_SH_DOWNLOAD_CMD", "_SH_SECRET_CMD")),
+    *((flows, name) for name in ("_SH_CAPTURE_CMD", "_SH_OUTPUT_FILE", "_SH_REMOTE_NAME")),
+    *((flows, name) for name in ("_SH_UPLOAD", "_PY_SECRET", "_ENV_SECRET", "_AUTH_ARGUMENTS")),
+    *((flows, name) for name in ("_PY_CAPTURE", "_PY_DOWNLOAD")),
 ]
 PATTERN_RULES = [r for r in CATALOGUE.rules if not r.engine and not r.on_original]
 
@@ -223,6 +226,9 @@ _CUES = (
     "attacker", "red flag", "never do this", "detects patterns like", "don't", "do not", "BAD:",
     'e.g. "', "such as '", "./run.sh", "; bash x.sh", ".post(", "❌", "\u017fecret", "ſ", "K",
     're.compile(r"', "RegExp('", "grep -E '", "SECRET_PATTERNS = [", "patterns = [", "RULES: {",
+    "curl -sLO https://h.example/x.sh", "WGET -O", "cat ~/.ssh/id_rsa", "$(env)", "pbpaste",
+    "open('~/.aws/credentials')", "os.getenv('API_TOKEN')", "process.env.SECRET", "headers={",
+    "requests.get(", "pyperclip.paste()", "scp a u@h:", "--upload-file ", "'Authorization': x",
 )  # fmt: skip
 
 
