@@ -86,6 +86,9 @@ class Rule:
     literals: tuple[Literals | None, ...]
     """For each pattern, strings of which every match contains one (``literals``); None: none
     proven, the pattern always runs."""
+    any_literals: Literals | None
+    """The patterns' literals together: a text holding none of them matches no pattern (None
+    when some pattern has none)."""
     exclude: tuple[re.Pattern[str], ...]
     on_original: bool
     trigger: str
@@ -238,6 +241,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
     engine = bool(raw.get("engine", False))
     kinds = expand_kinds(raw.get("kinds", ["any"]))
     patterns = tuple(gated(_compile(p, where)) for p in raw.get("patterns", []))
+    literals = tuple(required_literals(p) for p in patterns)
     keywords = tuple(k.lower() for k in raw.get("keywords", []))
     non_ascii_only = bool(raw.get("non_ascii_only", False))
     on_original = raw.get("target", "normalised") == "original"
@@ -270,7 +274,8 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         substring_keywords=substring_keywords,
         window=_window(raw.get("window", DEFAULT_WINDOW), where),
         patterns=patterns,
-        literals=tuple(required_literals(p) for p in patterns),
+        literals=literals,
+        any_literals=_together(literals),
         exclude=tuple(_compile(p, where) for p in raw.get("exclude", [])),
         on_original=on_original,
         trigger=trigger,
@@ -291,6 +296,16 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         positives=positives,
         negatives=negatives,
     )
+
+
+def _together(literals: tuple[Literals | None, ...]) -> Literals | None:
+    """Every pattern's literals in one set; None when some pattern has none."""
+    together: set[str] = set()
+    for strings in literals:
+        if strings is None:
+            return None
+        together |= strings
+    return frozenset(together)
 
 
 def _paths(raw: Any, where: str) -> re.Pattern[str] | None:

@@ -199,13 +199,26 @@ class TextIndex:
         occurrence of one. All of them when nothing is known: no literals, literals the search
         does not know, or a text whose lower-case copy does not mirror its case-insensitive
         matches (see ``literals.CASE_FOLD_EXCEPTIONS``)."""
+        present = self._present(literals)
+        if present is None:
+            return windows
+        assert self.lowered is not None
+        return _holding(self.lowered, windows, present)
+
+    def lacks(self, literals: Literals | None) -> bool:
+        """Whether the text provably holds none of ``literals``: no pattern needing one of them
+        can match anywhere in it (see ``candidates``)."""
+        return self._present(literals) == set()
+
+    def _present(self, literals: Literals | None) -> set[str] | None:
+        """Those of ``literals`` the text holds; None when that is not known (see
+        ``candidates``)."""
         found = self._occurrences()
-        lowered = self.lowered
-        if literals is None or found is None or lowered is None or not self._folds_plainly:
-            return windows
+        if literals is None or found is None or self.lowered is None or not self._folds_plainly:
+            return None
         if not literals <= self._known():
-            return windows
-        return _holding(lowered, windows, found.keys() & literals)
+            return None
+        return found.keys() & literals
 
     def mentioning(
         self, windows: list[tuple[int, int]], needles: tuple[str, ...]

@@ -212,6 +212,8 @@ def _run_rule(
     """
     if not context.spend(file.path, len(rule.patterns) * sum(e - s for s, e in windows)):
         return False
+    if index.lacks(rule.any_literals):
+        return True  # none of the patterns can match in this text
     collector = context.collector
     for pattern, literals in zip(rule.patterns, rule.literals, strict=True):
         for match in _matches(pattern, view.text, index.candidates(literals, windows)):
