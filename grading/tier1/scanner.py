@@ -24,8 +24,6 @@ from grading.tier1.index import TextIndex
 from grading.tier1.literals import gated
 from grading.tier1.normalise import (
     Normalised,
-    non_ascii_characters,
-    non_ascii_pieces,
     normalise,
     original_column,
     visible,
@@ -419,8 +417,8 @@ def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
     rules = [r for r in catalogue.raw_rules if r.kinds & kinds]
     margin, size = 400, len(file.original)
     windows: list[tuple[int, int]] = []
-    for start, end in non_ascii_pieces(file.original):
-        if not catalogue.raw_trigger.search(non_ascii_characters(file.original[start:end])):
+    for start, end, residue in file.normalised.residues:
+        if not catalogue.raw_trigger.search(residue):
             continue
         for hit in catalogue.raw_trigger.finditer(file.original, start, end):
             low, high = max(0, hit.start() - margin), min(size, hit.end() + margin)
