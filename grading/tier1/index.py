@@ -158,8 +158,11 @@ class TextIndex:
     def has_word(self, word: str) -> bool:
         """Whether ``word`` (ASCII letters and digits) is one of the text's tokens: the maximal
         runs of [a-z0-9] of the lower-case text (any other character, non-ASCII ones too,
-        separates them). Looked for with spaces around it in a copy of the text where every
-        other character is a space: one search in C, no token set built."""
+        separates them). A word the search looks for is one when an occurrence stands alone;
+        any other is looked for with spaces around it in a copy of the text where every other
+        character is a space: one search in C, no token set built."""
+        if self._occurrences() is not None and word in self._known():
+            return self._stands_alone(word)
         if self._spaced is None:
             assert self.lowered is not None
             words = self.lowered.encode("ascii", "replace").translate(_SEPARATORS)
@@ -174,7 +177,11 @@ class TextIndex:
         """
         counts = self._counted.get(keyword)
         if counts is None:
-            counts = self._stands_alone(keyword) or all(map(self.has_word, key_tokens(keyword)))
+            words = key_tokens(keyword)
+            # A keyword that is one word is a token exactly when it stands alone.
+            counts = self._stands_alone(keyword) or (
+                words != {keyword} and all(map(self.has_word, words))
+            )
             self._counted[keyword] = counts
         return counts
 
