@@ -21,7 +21,7 @@ from grading.tier1.files import View, file_kinds, is_markdown, views_of
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
-from grading.tier1.literals import gated
+from grading.tier1.literals import gated, required_literals
 from grading.tier1.normalise import (
     Normalised,
     normalise,
@@ -367,8 +367,15 @@ _RUN_SCRIPT = gated(
 )
 
 
+_RUN_SCRIPT_LITERALS = required_literals(_RUN_SCRIPT)
+"""Script suffixes one of which every run of a script names (a file naming none runs none)."""
+
+
 def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
     """Scripts an instruction file runs by relative path that the bundle does not contain."""
+    suffixes, lowered = _RUN_SCRIPT_LITERALS, file.lowered
+    if suffixes is not None and lowered is not None and not any(s in lowered for s in suffixes):
+        return
     rule = context.catalogue.rule("code.unshipped-script")
     for view in file.views:
         if view.kind not in ("shell", "code"):
