@@ -48,7 +48,7 @@ from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
 from grading.tier1.index import KeywordRules, StringSearch, key_token
 from grading.tier1.limits import MAX_FILE_CHARS
-from grading.tier1.literals import Literals, gated, required_literals
+from grading.tier1.literals import Literals, gated, leading_literals, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 RULES_DIR = Path(__file__).with_name("rules")
@@ -86,6 +86,9 @@ class Rule:
     literals: tuple[Literals | None, ...]
     """For each pattern, strings of which every match contains one (``literals``); None: none
     proven, the pattern always runs."""
+    leading: tuple[Literals | None, ...]
+    """For each pattern, strings one of which every match starts with (``literals``): the
+    pattern is tried only where one occurs. None: none proven, the pattern scans its windows."""
     any_literals: Literals | None
     """The patterns' literals together: a text holding none of them matches no pattern (None
     when some pattern has none)."""
@@ -203,6 +206,7 @@ def build_catalogue(paths: list[Path]) -> Catalogue:
     search = StringSearch(
         [keyword for rule in rules for keyword in rule.keywords]
         + [literal for rule in rules for strings in rule.literals if strings for literal in strings]
+        + [literal for rule in rules for strings in rule.leading if strings for literal in strings]
     )
     return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger, search)
 
@@ -275,6 +279,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         window=_window(raw.get("window", DEFAULT_WINDOW), where),
         patterns=patterns,
         literals=literals,
+        leading=tuple(leading_literals(p) for p in patterns),
         any_literals=_together(literals),
         exclude=tuple(_compile(p, where) for p in raw.get("exclude", [])),
         on_original=on_original,

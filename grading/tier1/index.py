@@ -141,6 +141,7 @@ class TextIndex:
         )
         self._positions: dict[str, list[int]] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
+        self._offsets: dict[Literals, list[int]] = {}
 
     def plausible(self, selection: KeywordRules[_Rule]) -> list[_Rule]:
         """The rules of ``selection`` that may have windows here, in order: those with a keyword
@@ -211,6 +212,20 @@ class TextIndex:
             return windows
         assert self.lowered is not None
         return _holding(self.lowered, windows, present)
+
+    def offsets(self, strings: Literals | None) -> list[int] | None:
+        """Where one of ``strings`` starts in the lower-case text, ascending (once per set);
+        None when that is not known, as for ``candidates``."""
+        if self._present(strings) is None:
+            return None
+        assert strings is not None and self._found is not None
+        cached = self._offsets.get(strings)
+        if cached is None:
+            found = self._found
+            present = found.keys() & strings
+            cached = sorted(set(chain.from_iterable(found[string] for string in present)))
+            self._offsets[strings] = cached
+        return cached
 
     def lacks(self, literals: Literals | None) -> bool:
         """Whether the text provably holds none of ``literals``: no pattern needing one of them

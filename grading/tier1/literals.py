@@ -49,6 +49,43 @@ def required_literals(pattern: re.Pattern[str]) -> Literals | None:
     return required
 
 
+def leading_literals(pattern: re.Pattern[str]) -> Literals | None:
+    """Lower-case ASCII strings (each at least MIN_LENGTH long) one of which every match of
+    ``pattern`` starts with — a match can then only begin where one of them occurs; None when
+    no such set can be proven."""
+    leading = _heads(_parser.parse(pattern.pattern, pattern.flags))
+    return leading if min(map(len, leading)) >= MIN_LENGTH else None
+
+
+def _heads(items: Iterable[tuple[Any, Any]]) -> Literals:
+    """Strings one of which every match of a sequence starts with ({""}: none known): the exact
+    pieces at its head multiplied out, then the strings the next piece starts with."""
+    run: Literals = frozenset({""})
+    for op, argument in items:
+        exact, _ = _item(str(op), argument)
+        head = exact if exact is not None else _head_of(str(op), argument)
+        joined = _product(run, head)
+        if joined is None:
+            return run
+        run = joined
+        if exact is None:
+            return run
+    return run
+
+
+def _head_of(op: str, argument: Any) -> Literals:
+    if op == "SUBPATTERN":
+        return _heads(argument[3])
+    if op == "ATOMIC_GROUP":
+        return _heads(argument)
+    if op == "BRANCH":
+        union = frozenset().union(*(_heads(branch) for branch in argument[1]))
+        return union if len(union) <= MAX_ALTERNATIVES else frozenset({""})
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and argument[0] >= 1:
+        return _heads(argument[2])
+    return frozenset({""})
+
+
 _Info = tuple[Literals | None, Literals | None]
 """(exact, required) for a piece of a pattern: every string it can consume (if few and
 literal), and a set of which every string it consumes contains one."""

@@ -213,8 +213,9 @@ def _run_rule(
     if index.lacks(rule.any_literals):
         return True  # none of the patterns can match in this text
     collector = context.collector
-    for pattern, literals in zip(rule.patterns, rule.literals, strict=True):
-        for match in _matches(pattern, view.text, index.candidates(literals, windows)):
+    for pattern, literals, leading in zip(rule.patterns, rule.literals, rule.leading, strict=True):
+        candidates = index.candidates(literals, windows)
+        for match in _matches(pattern, view.text, candidates, index.offsets(leading)):
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
@@ -250,10 +251,35 @@ def _first_party(line: str, context: ScanContext) -> bool:
 
 
 def _matches(
-    pattern: re.Pattern[str], text: str, windows: list[tuple[int, int]]
+    pattern: re.Pattern[str],
+    text: str,
+    windows: list[tuple[int, int]],
+    starts: list[int] | None = None,
 ) -> Iterator[re.Match[str]]:
+    """What ``pattern.finditer`` finds in each window.
+
+    ``starts``: the offsets (ascending) where a match can begin, when every match starts with
+    one of a few strings (``literals.leading_literals``). Where a window holds few of them, the
+    pattern is tried at each instead of at every position: from the end of a match on, the
+    first offset where it matches is where the search would find the next one.
+    """
     for start, end in windows:
-        yield from pattern.finditer(text, start, end)
+        first = last = 0
+        if starts is not None:
+            first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+        if starts is None or (last - first) * _TRY_COST > end - start:
+            yield from pattern.finditer(text, start, end)
+            continue
+        resume = start
+        for offset in starts[first:last]:
+            if offset >= resume and (match := pattern.match(text, offset, end)):
+                yield match
+                resume = max(match.end(), offset + 1)
+
+
+_TRY_COST = 40
+"""Characters the regex engine scans in the time one match attempt from Python costs: a window
+holding more offsets than its length / _TRY_COST is scanned whole."""
 
 
 class _Regions:

@@ -19,7 +19,12 @@ from grading.tier1 import decoding, files, flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
 from grading.tier1.index import StringSearch, TextIndex, key_tokens
-from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
+from grading.tier1.literals import (
+    CASE_FOLD_EXCEPTIONS,
+    gated,
+    leading_literals,
+    required_literals,
+)
 from grading.tier1.normalise import non_ascii_characters
 from grading.tier1.spans import cues
 
@@ -570,3 +575,58 @@ def test_a_keyword_counts_exactly_when_its_words_are_tokens(pieces: list[str]) -
     found = index._occurrences() or {}
     for keyword in found.keys() & set(_KEYWORDS):
         assert index._counts(keyword) == (key_tokens(keyword) <= tokens), keyword
+
+
+LEADING = [
+    (rule.id, pattern, leading)
+    for rule in PATTERN_RULES
+    for pattern, leading in zip(rule.patterns, rule.leading, strict=True)
+    if leading is not None
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"(?i)\bcurl\b", {"curl"}),
+        (
+            r"\brequests\.(?:get|post)\b|\burllib\.request\b",
+            {"requests.get", "requests.post", "urllib.request"},
+        ),
+        (r"(?i)\b(?:find|search\s++for|cat)\w{0,3}", {"find", "search", "cat"}),
+        (r"(?:ab)?cdef", {"abcdef", "cdef"}),
+        (r"[ab]cde", {"acde", "bcde"}),
+        (r"(?=x)abcd", {"abcd"}),
+        (r"\w{0,3}curl", None),  # a match may start before the literal
+        (r"(?:curl|a)b", None),  # one alternative starts with too short a string
+    ],
+)
+def test_leading_literals_of_simple_patterns(source: str, expected: set[str] | None) -> None:
+    assert leading_literals(re.compile(source)) == expected
+
+
+def test_most_patterns_have_leading_literals() -> None:
+    """Not a correctness property: a guard that most patterns are tried only where they can
+    start."""
+    assert len(LEADING) >= 0.7 * sum(len(r.patterns) for r in PATTERN_RULES)
+
+
+@pytest.mark.parametrize(("rule_id", "pattern", "leading"), LEADING, ids=[r for r, _, _ in LEADING])
+def test_a_pattern_tried_at_its_leading_literals_finds_what_it_finds(
+    rule_id: str, pattern: re.Pattern[str], leading: frozenset[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every match starts with a leading literal, and trying the pattern only where one starts
+    (``scanner._matches``; here in every window, however many) finds what ``finditer`` finds, in
+    whole texts and in windows."""
+    monkeypatch.setattr(scanner, "_TRY_COST", 0)
+    for text in _TEXTS:
+        index = TextIndex(text, search=CATALOGUE.search)
+        starts = index.offsets(leading)
+        if starts is None or not starts:
+            continue
+        for window in [(0, len(text)), (1, len(text) - 1), (len(text) // 3, 2 * len(text) // 3)]:
+            windows = [window] if window[0] < window[1] else []
+            tried = [m.span() for m in scanner._matches(pattern, text, windows, starts)]
+            assert tried == [m.span() for w in windows for m in pattern.finditer(text, *w)]
+            for match in pattern.finditer(text, *window):
+                assert match.start() in starts, rule_id
