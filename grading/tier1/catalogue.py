@@ -54,6 +54,10 @@ from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 RULES_DIR = Path(__file__).with_name("rules")
 DATA_DIR = Path(__file__).with_name("data")
 MAX_BOUND = 400
+MIN_LEADING_SEARCHED = 5
+"""A pattern's leading literals are added to the search (see ``Rule.leading``) when each has at
+least this many characters. Shorter ones are used only if the search has them anyway (as
+keywords or required literals): "name" or "type" would double the hits it reports."""
 DEFAULT_WINDOW = (160, 400)
 """How far (characters before, after) from a keyword occurrence a match may extend; a rule
 whose patterns reach further (multi-line ones) declares its own ``window``."""
@@ -87,8 +91,9 @@ class Rule:
     """For each pattern, strings of which every match contains one (``literals``); None: none
     proven, the pattern always runs."""
     leading: tuple[Literals | None, ...]
-    """For each pattern, strings one of which every match starts with (``literals``): the
-    pattern is tried only where one occurs. None: none proven, the pattern scans its windows."""
+    """For each pattern, strings one of which every match starts with (``literals``): where the
+    search looks for them all, the pattern is tried only where one occurs. None: none proven,
+    the pattern scans its windows."""
     any_literals: Literals | None
     """The patterns' literals together: a text holding none of them matches no pattern (None
     when some pattern has none)."""
@@ -206,7 +211,13 @@ def build_catalogue(paths: list[Path]) -> Catalogue:
     search = StringSearch(
         [keyword for rule in rules for keyword in rule.keywords]
         + [literal for rule in rules for strings in rule.literals if strings for literal in strings]
-        + [literal for rule in rules for strings in rule.leading if strings for literal in strings]
+        + [
+            literal
+            for rule in rules
+            for strings in rule.leading
+            if strings and min(map(len, strings)) >= MIN_LEADING_SEARCHED
+            for literal in strings
+        ]
     )
     return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger, search)
 
