@@ -142,6 +142,7 @@ class TextIndex:
         self._positions: dict[str, list[int]] = {}
         self._windows: dict[int, list[tuple[int, int]]] = {}
         self._offsets: dict[Literals, list[int]] = {}
+        self._presence: dict[Literals, set[str] | None] = {}
 
     def plausible(self, selection: KeywordRules[_Rule]) -> list[_Rule]:
         """The rules of ``selection`` that may have windows here, in order: those with a keyword
@@ -216,13 +217,13 @@ class TextIndex:
     def offsets(self, strings: Literals | None) -> list[int] | None:
         """Where one of ``strings`` starts in the lower-case text, ascending (once per set);
         None when that is not known, as for ``candidates``."""
-        if self._present(strings) is None:
+        present = self._present(strings)
+        if present is None:
             return None
         assert strings is not None and self._found is not None
         cached = self._offsets.get(strings)
         if cached is None:
             found = self._found
-            present = found.keys() & strings
             cached = sorted(set(chain.from_iterable(found[string] for string in present)))
             self._offsets[strings] = cached
         return cached
@@ -234,13 +235,17 @@ class TextIndex:
 
     def _present(self, literals: Literals | None) -> set[str] | None:
         """Those of ``literals`` the text holds; None when that is not known (see
-        ``candidates``)."""
+        ``candidates``). Kept per set: each pattern asks for its own in every view."""
+        if literals is None:
+            return None
+        if literals in self._presence:
+            return self._presence[literals]
         found = self._occurrences()
-        if literals is None or found is None or self.lowered is None or not self._folds_plainly:
-            return None
-        if not literals <= self._known():
-            return None
-        return found.keys() & literals
+        present: set[str] | None = None
+        if found is not None and self._folds_plainly and literals <= self._known():
+            present = found.keys() & literals
+        self._presence[literals] = present
+        return present
 
     def mentioning(
         self, windows: list[tuple[int, int]], needles: tuple[str, ...]
