@@ -229,8 +229,10 @@ _SINGLE_CHARACTER = ("LITERAL", "NOT_LITERAL", "IN", "ANY")
 
 def _tests_first_character(parsed: Any, flags: int) -> bool:
     """Whether the regex engine rejects a position by one test of its character: its search
-    skips ahead to a literal prefix or a set of first characters, or the pattern opens with an
-    element matching one character (possibly repeated, at least once)."""
+    skips ahead to a literal prefix or a set of first characters, the pattern opens with an
+    element matching one character (possibly repeated, at least once), or with alternatives
+    each opening with a character or class matched with its case (which the engine tests before
+    entering the alternative)."""
     if _SRE_COMPILER._get_literal_prefix(parsed, flags)[0]:
         return True
     if _SRE_COMPILER._get_charset_prefix(parsed, flags) is not None:
@@ -244,6 +246,8 @@ def _tests_first_character(parsed: Any, flags: int) -> bool:
     if str(op) in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and argument[0] >= 1:
         body = list(argument[2])
         return len(body) == 1 and str(body[0][0]) in _SINGLE_CHARACTER
+    if str(op) == "BRANCH" and not flags & re.IGNORECASE:
+        return all(branch and str(branch[0][0]) in ("LITERAL", "IN") for branch in argument[1])
     return str(op) in _SINGLE_CHARACTER
 
 

@@ -290,7 +290,13 @@ def test_a_pattern_gated_on_a_wide_class_finds_what_the_pattern_finds(
 
 
 def test_a_pattern_whose_first_character_the_engine_tests_is_not_gated() -> None:
-    for source in (r"[\u200b\u200c]{3,400}", r"(?i)[a-z]x", r"(?:curl|wget)\b", r"\.env\b"):
+    for source in (
+        r"[\u200b\u200c]{3,400}",
+        r"(?i)[a-z]x",
+        r"(?:curl|wget)\b",
+        r"\.env\b",
+        r"[ab]x|[cd]y",
+    ):
         pattern = re.compile(source)
         assert gated(pattern) is pattern
 
