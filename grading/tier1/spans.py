@@ -36,7 +36,7 @@ from typing import Any
 import yaml
 
 from grading.tier1.files import View, fenced_blocks
-from grading.tier1.literals import gated
+from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 SPANS_FILE = Path(__file__).with_name("data") / "spans.yaml"
@@ -107,6 +107,8 @@ class Cues:
     negation_exceptions: re.Pattern[str]
     detection_files: re.Pattern[str]
     detection_fences: re.Pattern[str]
+    detection_fence_words: frozenset[str] | None
+    """Strings one of which every detection fence language holds (``literals``)."""
     detection_blocks: re.Pattern[str]
     detection_headings: re.Pattern[str]
     detection_lines: re.Pattern[str]
@@ -132,6 +134,9 @@ def cues() -> Cues:
         negation_exceptions=re.compile(data["negation_exceptions"], verbose),
         detection_files=re.compile(data["detection_files"], verbose),
         detection_fences=re.compile(data["detection_fences"], re.IGNORECASE),
+        detection_fence_words=required_literals(
+            re.compile(data["detection_fences"], re.IGNORECASE)
+        ),
         detection_blocks=re.compile(data["detection_blocks"], re.MULTILINE | re.VERBOSE),
         detection_headings=re.compile(data["detection_headings"], verbose),
         detection_lines=re.compile(data["detection_lines"]),
@@ -214,11 +219,7 @@ class FileSpans:
         if any(word in lowered for word in _LINE_WORDS):
             detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
         if role != "shipped":
-            detection.extend(
-                (fence.start, fence.end)
-                for fence in fenced_blocks(text)
-                if set_cues.detection_fences.match(fence.language)
-            )
+            detection.extend(_detection_fences(text, lowered, set_cues))
             sections = _sections(text, headings, set_cues.detection_headings)
             detection.extend(
                 (max(start, low), min(end, high))
@@ -277,6 +278,25 @@ class FileSpans:
                 _Intervals(_negation_spans(self._text, region, set_cues)),
             )
         return found
+
+
+def _detection_fences(text: str, lowered: str, set_cues: Cues) -> list[tuple[int, int]]:
+    """The code blocks fenced with a detection language (```yara …). Their language holds one
+    of the cue's required literals (lower case, in the lower-case text), so a text holding none
+    has none — unless it holds a character that case-insensitive matching folds to an ASCII
+    letter without lower-casing to it."""
+    words = set_cues.detection_fence_words
+    if (
+        words is not None
+        and not any(word in lowered for word in words)
+        and not any(char in text for char in CASE_FOLD_EXCEPTIONS)
+    ):
+        return []
+    return [
+        (fence.start, fence.end)
+        for fence in fenced_blocks(text)
+        if set_cues.detection_fences.match(fence.language)
+    ]
 
 
 def _literal_end(text: str, start: int, reach: int = 2000) -> int:

@@ -640,3 +640,21 @@ def test_a_pattern_tried_at_its_leading_literals_finds_what_it_finds(
             assert tried == [m.span() for w in windows for m in pattern.finditer(text, *w)]
             for match in pattern.finditer(text, *window):
                 assert match.start() in starts, rule_id
+
+
+_FENCE_PIECES = ("```yara\n", "```Sigma\n", "```\u017figma\n", "```python\n", "```\n", "~~~regex\n")
+_FENCE_PIECES += ("rule x { condition: true }\n", "text\n", "  ", "\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FENCE_PIECES), max_size=20))
+def test_detection_fences_skipped_by_their_words_equal_those_read_fence_by_fence(
+    pieces: list[str],
+) -> None:
+    text = "".join(pieces)
+    expected = [
+        (fence.start, fence.end)
+        for fence in files.fenced_blocks(text)
+        if cues().detection_fences.match(fence.language)
+    ]
+    assert spans._detection_fences(text, text.lower(), cues()) == expected
