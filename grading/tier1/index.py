@@ -282,15 +282,17 @@ class TextIndex:
         starts = self._starts(rule)
         if not starts:
             return []
+        before, after = rule.window
+        size = len(self.text)
+        if len(starts) == 1:  # the commonest case, without the machinery below
+            return [(max(0, starts[0] - before), min(size, starts[0] + after))]
         # Keyword windows (position - before, position + after) overlap or lie within MERGE_GAP
         # of each other exactly when their keywords are at most `reach` apart: a new window
         # starts after each longer gap.
-        before, after = rule.window
         reach = before + after + MERGE_GAP
         gaps = map(sub, islice(starts, 1, None), starts)
         cuts = list(compress(count(1), map(reach.__lt__, gaps)))  # C-level: no bytecode per hit
         firsts, lasts = [0, *cuts], [cut - 1 for cut in cuts] + [len(starts) - 1]
-        size = len(self.text)
         return [
             (max(0, starts[first] - before), min(size, starts[last] + after))
             for first, last in zip(firsts, lasts, strict=True)
