@@ -2,10 +2,11 @@
 
 Scanning a megabyte with a hundred regular expressions costs seconds; Tier 1 has milliseconds.
 Every pattern rule therefore names *keywords*, one of which occurs (case-insensitively) in every
-match. A text is tokenised once; a rule whose keywords' tokens are all absent is skipped, and a
-rule that may match runs only on windows around its keyword occurrences (a pattern's match is
-bounded, so it lies inside the window of the keyword it contains). Within those windows, each
-pattern runs only where one of its required literals occurs (``literals``).
+match. Only the rules with a keyword in the text are visited (``KeywordRules``), a keyword counts
+where its words are tokens of the text, and a rule runs only on windows around its keyword
+occurrences (a pattern's match is bounded, so it lies inside the window of the keyword it
+contains). Within those windows, each pattern runs only where one of its required literals
+occurs, and is tried only where one of its leading literals starts (``literals``).
 
 Keywords and literals are found together: one Aho–Corasick pass over the lower-case text
 (``StringSearch``) yields every occurrence of every one of them, instead of one ``str.find``
