@@ -46,14 +46,18 @@ import yaml
 
 from grading.taxonomy import CATEGORIES, PRIVILEGES
 from grading.tier1.files import expand_kinds
-from grading.tier1.index import StringSearch, key_token, key_tokens
+from grading.tier1.index import KeywordRules, StringSearch, key_token
 from grading.tier1.limits import MAX_FILE_CHARS
-from grading.tier1.literals import Literals, gated, required_literals
+from grading.tier1.literals import Literals, gated, leading_literals, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 RULES_DIR = Path(__file__).with_name("rules")
 DATA_DIR = Path(__file__).with_name("data")
 MAX_BOUND = 400
+MIN_LEADING_SEARCHED = 5
+"""A pattern's leading literals are added to the search (see ``Rule.leading``) when each has at
+least this many characters. Shorter ones are used only if the search has them anyway (as
+keywords or required literals): "name" or "type" would double the hits it reports."""
 DEFAULT_WINDOW = (160, 400)
 """How far (characters before, after) from a keyword occurrence a match may extend; a rule
 whose patterns reach further (multi-line ones) declares its own ``window``."""
@@ -79,15 +83,20 @@ class Rule:
     remediation: str
     kinds: frozenset[str]
     keywords: tuple[str, ...]
-    key_of: tuple[str, ...]
-    keys: frozenset[str]
-    key_sets: tuple[frozenset[str], ...]
+    keyword_set: frozenset[str]
     substring_keywords: bool
     window: tuple[int, int]
     patterns: tuple[re.Pattern[str], ...]
     literals: tuple[Literals | None, ...]
     """For each pattern, strings of which every match contains one (``literals``); None: none
     proven, the pattern always runs."""
+    leading: tuple[Literals | None, ...]
+    """For each pattern, strings one of which every match starts with (``literals``): where the
+    search looks for them all, the pattern is tried only where one occurs. None: none proven,
+    the pattern scans its windows."""
+    any_literals: Literals | None
+    """The patterns' literals together: a text holding none of them matches no pattern (None
+    when some pattern has none)."""
     exclude: tuple[re.Pattern[str], ...]
     on_original: bool
     trigger: str
@@ -123,17 +132,19 @@ class Catalogue:
     """Any character some raw-character rule is about: where there is none, they cannot match."""
     search: StringSearch
     """Finds every keyword and pattern literal of the rules in a text at once (see ``index``)."""
-    _by_kinds: dict[frozenset[str], tuple[Rule, ...]] = field(default_factory=dict)
+    _by_kinds: dict[frozenset[str], KeywordRules[Rule]] = field(default_factory=dict)
 
     def rule(self, rule_id: str) -> Rule:
         return self.by_id[rule_id]
 
-    def rules_for(self, kinds: frozenset[str]) -> tuple[Rule, ...]:
-        """Pattern rules reading any of ``kinds``, in catalogue order (memoised per kind set)."""
+    def rules_for(self, kinds: frozenset[str]) -> KeywordRules[Rule]:
+        """Pattern rules reading any of ``kinds``, in catalogue order, indexed by keyword
+        (memoised per kind set)."""
         found = self._by_kinds.get(kinds)
         if found is None:
-            found = tuple(
-                r for r in self.rules if not r.engine and not r.on_original and r.kinds & kinds
+            found = KeywordRules(
+                (r for r in self.rules if not r.engine and not r.on_original and r.kinds & kinds),
+                self.search.known,
             )
             self._by_kinds[kinds] = found
         return found
@@ -200,6 +211,13 @@ def build_catalogue(paths: list[Path]) -> Catalogue:
     search = StringSearch(
         [keyword for rule in rules for keyword in rule.keywords]
         + [literal for rule in rules for strings in rule.literals if strings for literal in strings]
+        + [
+            literal
+            for rule in rules
+            for strings in rule.leading
+            if strings and min(map(len, strings)) >= MIN_LEADING_SEARCHED
+            for literal in strings
+        ]
     )
     return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger, search)
 
@@ -238,6 +256,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
     engine = bool(raw.get("engine", False))
     kinds = expand_kinds(raw.get("kinds", ["any"]))
     patterns = tuple(gated(_compile(p, where)) for p in raw.get("patterns", []))
+    literals = tuple(required_literals(p) for p in patterns)
     keywords = tuple(k.lower() for k in raw.get("keywords", []))
     non_ascii_only = bool(raw.get("non_ascii_only", False))
     on_original = raw.get("target", "normalised") == "original"
@@ -249,9 +268,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
     if not engine and not keywords and not non_ascii_only and not raw.get("paths"):
         raise CatalogueError(f"{where}: a pattern rule needs keywords or paths for the pre-filter")
     substring_keywords = raw.get("keyword_match", "token") == "substring"
-    key_of = tuple(key_token(k) for k in keywords)
-    keys = frozenset(key_of)
-    if "" in keys and not substring_keywords:
+    if not substring_keywords and any(not key_token(k) for k in keywords):
         raise CatalogueError(f"{where}: every keyword needs a letter or digit")
     examples = raw.get("examples") or {}
     first_kind = (raw.get("kinds") or ["prose"])[0]
@@ -268,13 +285,13 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         remediation=" ".join(raw["remediation"].split()),
         kinds=kinds,
         keywords=keywords,
-        key_of=key_of,
-        keys=keys,
-        key_sets=tuple(key_tokens(k) for k in keywords),
+        keyword_set=frozenset(keywords),
         substring_keywords=substring_keywords,
         window=_window(raw.get("window", DEFAULT_WINDOW), where),
         patterns=patterns,
-        literals=tuple(required_literals(p) for p in patterns),
+        literals=literals,
+        leading=tuple(leading_literals(p) for p in patterns),
+        any_literals=_together(literals),
         exclude=tuple(_compile(p, where) for p in raw.get("exclude", [])),
         on_original=on_original,
         trigger=trigger,
@@ -295,6 +312,16 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         positives=positives,
         negatives=negatives,
     )
+
+
+def _together(literals: tuple[Literals | None, ...]) -> Literals | None:
+    """Every pattern's literals in one set; None when some pattern has none."""
+    together: set[str] = set()
+    for strings in literals:
+        if strings is None:
+            return None
+        together |= strings
+    return frozenset(together)
 
 
 def _paths(raw: Any, where: str) -> re.Pattern[str] | None:

@@ -234,23 +234,29 @@ def markdown_views(text: str) -> list[View]:
         position = len(text) if closing_end < 0 else closing_end
     prose.append((position, len(text)))
     regions.setdefault("prose", []).extend(prose)
+    blanked = _blank(text) if len(regions) > 1 else None  # each view blanks most of the text
     return [
-        View(kind, _keep_only(text, spans), tuple(sorted(s for s in spans if s[1] > s[0])))
+        View(
+            kind,
+            _keep_only(text, spans, blanked),
+            tuple(sorted(s for s in spans if s[1] > s[0])),
+        )
         for kind, spans in regions.items()
     ]
 
 
-def _keep_only(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with everything outside ``spans`` blanked to spaces, newlines kept."""
+def _keep_only(text: str, spans: list[tuple[int, int]], blanked: str | None = None) -> str:
+    """``text`` with everything outside ``spans`` blanked to spaces, newlines kept.
+    ``blanked``: all of ``text`` blanked, to cut pieces from when it makes several views."""
     pieces: list[str] = []
     cursor = 0
     for start, end in sorted(spans):
         if start > cursor:
-            pieces.append(_blank(text[cursor:start]))
+            pieces.append(_blank(text[cursor:start]) if blanked is None else blanked[cursor:start])
         pieces.append(text[max(start, cursor) : end])
         cursor = max(cursor, end)
     if cursor < len(text):
-        pieces.append(_blank(text[cursor:]))
+        pieces.append(_blank(text[cursor:]) if blanked is None else blanked[cursor:])
     return "".join(pieces)
 
 

@@ -37,32 +37,43 @@ _SENSITIVE_PATH = (
 )
 
 # Shell: what produces a tainted value (a variable via command substitution, or a file).
+# The expressions searched in every line of a script are gated (see ``literals.gated``).
 _SH_ASSIGN = re.compile(
     r"^[ \t]{0,40}(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w{0,60})=(.{0,600})$"
 )
-_SH_DOWNLOAD_CMD = re.compile(r"\b(?:curl|wget|iwr|invoke-webrequest|invoke-restmethod)\b", re.I)
-_SH_SECRET_CMD = re.compile(
-    r"\b(?:cat|head|tail|base64|xxd|tar|zip|gzip|openssl|cp|rsync|scp)\b[^\n|;]{0,200}"
-    + _SENSITIVE_PATH
-    + r"|\$\(\s*(?:env|printenv|set)\s*\)|`\s*(?:env|printenv)\s*`"
-    + r"|\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)\b",
-    re.I,
+_SH_DOWNLOAD_CMD = gated(
+    re.compile(r"\b(?:curl|wget|iwr|invoke-webrequest|invoke-restmethod)\b", re.I)
 )
-_SH_CAPTURE_CMD = re.compile(
-    r"\b(?:pbpaste|xclip\s+-o|xsel\s+-o|wl-paste|screencapture|scrot|gnome-screenshot|import\s+-window"
-    r"|ipconfig\s+getifaddr|curl\s[^\n]{0,80}(?:ipinfo\.io|ipapi\.co|ip-api\.com|ifconfig\.me"
-    r"|icanhazip\.com|api\.ipify\.org))",
-    re.I,
+_SH_SECRET_CMD = gated(
+    re.compile(
+        r"\b(?:cat|head|tail|base64|xxd|tar|zip|gzip|openssl|cp|rsync|scp)\b[^\n|;]{0,200}"
+        + _SENSITIVE_PATH
+        + r"|\$\(\s*(?:env|printenv|set)\s*\)|`\s*(?:env|printenv)\s*`"
+        + r"|\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)\b",
+        re.I,
+    )
 )
-_SH_OUTPUT_FILE = re.compile(
-    r"\b(?:curl\b[^\n|;]{0,300}?(?:\s-o\s*|\s--output[\s=])|wget\b[^\n|;]{0,300}?(?:\s-O\s*|\s--output-document[\s=])"
-    r"|invoke-webrequest\b[^\n|;]{0,300}?-outfile\s+)[\"']?([^\s\"';|&)]{1,200})",
-    re.I,
+_SH_CAPTURE_CMD = gated(
+    re.compile(
+        r"\b(?:pbpaste|xclip\s+-o|xsel\s+-o|wl-paste|screencapture|scrot|gnome-screenshot|import\s+-window"
+        r"|ipconfig\s+getifaddr|curl\s[^\n]{0,80}(?:ipinfo\.io|ipapi\.co|ip-api\.com|ifconfig\.me"
+        r"|icanhazip\.com|api\.ipify\.org))",
+        re.I,
+    )
 )
-_SH_REMOTE_NAME = re.compile(
-    r"\b(?:curl\b[^\n|;]{0,200}?\s-[a-zA-Z]{0,6}O[a-zA-Z]{0,6}\b[^\n|;]{0,200}?|wget\b(?![^\n|;]{0,200}?\s-O\b)[^\n|;]{0,200}?)"
-    r"https?://[^\s\"'|;]{1,300}?/([\w.+-]{1,120})(?=[\s\"'|;)]|$)",
-    re.I,
+_SH_OUTPUT_FILE = gated(
+    re.compile(
+        r"\b(?:curl\b[^\n|;]{0,300}?(?:\s-o\s*|\s--output[\s=])|wget\b[^\n|;]{0,300}?(?:\s-O\s*|\s--output-document[\s=])"
+        r"|invoke-webrequest\b[^\n|;]{0,300}?-outfile\s+)[\"']?([^\s\"';|&)]{1,200})",
+        re.I,
+    )
+)
+_SH_REMOTE_NAME = gated(
+    re.compile(
+        r"\b(?:curl\b[^\n|;]{0,200}?\s-[a-zA-Z]{0,6}O[a-zA-Z]{0,6}\b[^\n|;]{0,200}?|wget\b(?![^\n|;]{0,200}?\s-O\b)[^\n|;]{0,200}?)"
+        r"https?://[^\s\"'|;]{1,300}?/([\w.+-]{1,120})(?=[\s\"'|;)]|$)",
+        re.I,
+    )
 )
 _SH_EXEC_FILE = (
     r"(?:^|[;&|(`]\s{0,4}|\$\(\s{0,4}|\bsudo\s+)(?:(?:ba|z|da|k)?sh|source|\.|python[0-9.]{0,4}"
@@ -79,11 +90,13 @@ _SH_SEND_VALUE = (
 )
 _EXCLUDED = re.compile(r"--exclude(?:-from)?[=\s]+\S+", re.IGNORECASE)
 """Paths a command leaves out (``tar --exclude='.env'``) are not read."""
-_SH_UPLOAD = re.compile(
-    r"\bcurl\b[^\n]{0,300}?(?:-F\s*[\"']?[\w\[\].-]{1,40}=@|--form\s*[\"']?[\w\[\].-]{1,40}=@"
-    r"|--data(?:-binary)?\s*[\"']?@|-d\s*[\"']?@|-T\s|--upload-file\s)|\bwget\b[^\n]{0,300}--post-file"
-    r"|\b(?:scp|rsync)\b[^\n]{0,200}\s[\w.-]{1,60}@[\w.-]{1,200}:",
-    re.IGNORECASE,
+_SH_UPLOAD = gated(
+    re.compile(
+        r"\bcurl\b[^\n]{0,300}?(?:-F\s*[\"']?[\w\[\].-]{1,40}=@|--form\s*[\"']?[\w\[\].-]{1,40}=@"
+        r"|--data(?:-binary)?\s*[\"']?@|-d\s*[\"']?@|-T\s|--upload-file\s)|\bwget\b[^\n]{0,300}--post-file"
+        r"|\b(?:scp|rsync)\b[^\n]{0,200}\s[\w.-]{1,60}@[\w.-]{1,200}:",
+        re.IGNORECASE,
+    )
 )
 """A command uploading a local file: after a secret store was read or copied, the upload is the
 flow even when the file's name cannot be followed (archives named by date, temp folders)."""
@@ -98,34 +111,44 @@ _ASSIGN = re.compile(
     r"^[ \t]{0,40}(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]{0,60})"
     r"\s*(?::\s*[\w\[\], .|]{1,60})?(?<![=!<>+\-*/%&|^])=(?!=)\s*(.{1,600})$"
 )
-_PY_SECRET = re.compile(
-    r"\b(?:open|read_text|read_bytes|readFileSync|readFile|Path)\s*\([^\n]{0,200}"
-    + _SENSITIVE_PATH
-    + r"|(?<![\w.])(?:dict|json\.dumps|str|repr)\s*\(\s*os\.environ\b"
-    + r"|\bos\.environ\.copy\s*\(|\{\s*\*\*os\.environ\b"
-    + r"|JSON\.stringify\s*\(\s*process\.env\b|\{\s*\.\.\.process\.env\b"
-    + r"|\bcheck_output\s*\(\s*\[?\s*[\"'](?:env|printenv)[\"']"
-    + r"|\bkeyring\.get_password\s*\(",
+_PY_SECRET = gated(
+    re.compile(
+        r"\b(?:open|read_text|read_bytes|readFileSync|readFile|Path)\s*\([^\n]{0,200}"
+        + _SENSITIVE_PATH
+        + r"|(?<![\w.])(?:dict|json\.dumps|str|repr)\s*\(\s*os\.environ\b"
+        + r"|\bos\.environ\.copy\s*\(|\{\s*\*\*os\.environ\b"
+        + r"|JSON\.stringify\s*\(\s*process\.env\b|\{\s*\.\.\.process\.env\b"
+        + r"|\bcheck_output\s*\(\s*\[?\s*[\"'](?:env|printenv)[\"']"
+        + r"|\bkeyring\.get_password\s*\(",
+    )
 )
-_ENV_SECRET = re.compile(
-    r"(?:\bos\.(?:getenv|environ\.get)\s*\(\s*|\bos\.environ\s*\[\s*|\bprocess\.env\.|\bprocess\.env\[\s*)"
-    r"[\"']?[A-Z0-9_]{0,40}(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)\b"
+_ENV_SECRET = gated(
+    re.compile(
+        r"(?:\bos\.(?:getenv|environ\.get)\s*\(\s*|\bos\.environ\s*\[\s*|\bprocess\.env\.|\bprocess\.env\[\s*)"
+        r"[\"']?[A-Z0-9_]{0,40}(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)\b"
+    )
 )
 """One secret-looking environment variable: used as its service's authentication it is fine;
 put into a request *body* it is sent as data."""
-_AUTH_ARGUMENTS = re.compile(
-    r"\b(?:headers|auth)\s*[=:]\s*(?:\{[^{}\n]{0,400}\}|\([^()\n]{0,200}\)|[\w.]{1,60})"
-    r"|[\"'](?:Authorization|X-Api-Key|api-key|x-goog-api-key)[\"']\s*:\s*[^,}\n]{1,200}",
-    re.IGNORECASE,
+_AUTH_ARGUMENTS = gated(
+    re.compile(
+        r"\b(?:headers|auth)\s*[=:]\s*(?:\{[^{}\n]{0,400}\}|\([^()\n]{0,200}\)|[\w.]{1,60})"
+        r"|[\"'](?:Authorization|X-Api-Key|api-key|x-goog-api-key)[\"']\s*:\s*[^,}\n]{1,200}",
+        re.IGNORECASE,
+    )
 )
 """Where a credential belongs in a request: stripped before a sink is matched."""
-_PY_CAPTURE = re.compile(
-    r"\b(?:pyperclip\.paste|clipboard\.paste|ImageGrab\.grab|pyautogui\.screenshot|mss\(\)|screenshot\s*\("
-    r"|CLLocationManager|navigator\.geolocation|navigator\.clipboard\.readText"
-    r"|(?:ipinfo\.io|ipapi\.co|ip-api\.com|ifconfig\.me|api\.ipify\.org))",
+_PY_CAPTURE = gated(
+    re.compile(
+        r"\b(?:pyperclip\.paste|clipboard\.paste|ImageGrab\.grab|pyautogui\.screenshot|mss\(\)|screenshot\s*\("
+        r"|CLLocationManager|navigator\.geolocation|navigator\.clipboard\.readText"
+        r"|(?:ipinfo\.io|ipapi\.co|ip-api\.com|ifconfig\.me|api\.ipify\.org))",
+    )
 )
-_PY_DOWNLOAD = re.compile(
-    r"\b(?:requests|httpx|session)\.get\s*\(|\burlopen\s*\(|\burllib\.request\.urlopen\s*\(|\bfetch\s*\(|\baxios\.get\s*\(",
+_PY_DOWNLOAD = gated(
+    re.compile(
+        r"\b(?:requests|httpx|session)\.get\s*\(|\burlopen\s*\(|\burllib\.request\.urlopen\s*\(|\bfetch\s*\(|\baxios\.get\s*\(",
+    )
 )
 _PY_EXEC = (
     r"\b(?:exec|eval|compile|Function|execSync|spawn|system|popen|Popen|check_output"
@@ -173,16 +196,31 @@ def flows(text: str, language: str, regions: Regions = ()) -> Iterator[Flow]:
         yield from _code_flows(text, regions)
 
 
+_CONTINUED = re.compile(r"\\[^\S\n]*(?:\n|\Z)")
+"""A line ending with a backslash (trailing spaces aside): it continues on the next line."""
+
+
 def _lines(text: str, regions: Regions) -> Iterator[tuple[int, int, str]]:
     """(line number, offset, line) for the non-blank lines of ``regions``, bounded; a line
     continued with a trailing backslash is joined to the next ones (a multi-line shell command
     is one line). Line numbers count from 1 across the regions."""
     number = 0
     for start, end in regions:
+        chunk = text[start:end]
+        if not _CONTINUED.search(chunk):  # the common case: every line stands alone
+            offset = start
+            for line in chunk.split("\n"):
+                number += 1
+                if number > MAX_LINES:
+                    return
+                if line.strip():
+                    yield number, offset, line
+                offset += len(line) + 1
+            continue
         offset = start
         parts: list[str] = []
         first_number = first_offset = 0
-        for line in text[start:end].split("\n"):
+        for line in chunk.split("\n"):
             number += 1
             if number > MAX_LINES:
                 return
@@ -295,6 +333,8 @@ def _code_flows(text: str, regions: Regions) -> Iterator[Flow]:
         return
     tainted: dict[str, tuple[str, int]] = {}
     for number, offset, line in _lines(text, regions):
+        if not tainted and "=" not in line:
+            continue  # nothing to sink, nothing assigned
         stripped = line.lstrip()
         if stripped.startswith(("#", "//", "*")):
             continue

@@ -20,10 +20,13 @@ The filter is exact — it never drops a window the pattern could match in:
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Iterable
-from re import _parser
-from typing import Any
+from typing import Any, NamedTuple
+
+_parser: Any = importlib.import_module("re._parser")
+"""The regex parser (typeshed has no stubs for the engine's private modules)."""
 
 MIN_LENGTH = 3
 """Shorter literals would occur almost everywhere and only swell the automaton's output."""
@@ -46,6 +49,43 @@ def required_literals(pattern: re.Pattern[str]) -> Literals | None:
     ``pattern`` contains one; None when no such set can be proven."""
     _, required = _sequence(_parser.parse(pattern.pattern, pattern.flags))
     return required
+
+
+def leading_literals(pattern: re.Pattern[str]) -> Literals | None:
+    """Lower-case ASCII strings (each at least MIN_LENGTH long) one of which every match of
+    ``pattern`` starts with — a match can then only begin where one of them occurs; None when
+    no such set can be proven."""
+    leading = _heads(_parser.parse(pattern.pattern, pattern.flags))
+    return leading if min(map(len, leading)) >= MIN_LENGTH else None
+
+
+def _heads(items: Iterable[tuple[Any, Any]]) -> Literals:
+    """Strings one of which every match of a sequence starts with ({""}: none known): the exact
+    pieces at its head multiplied out, then the strings the next piece starts with."""
+    run: Literals = frozenset({""})
+    for op, argument in items:
+        exact, _ = _item(str(op), argument)
+        head = exact if exact is not None else _head_of(str(op), argument)
+        joined = _product(run, head)
+        if joined is None:
+            return run
+        run = joined
+        if exact is None:
+            return run
+    return run
+
+
+def _head_of(op: str, argument: Any) -> Literals:
+    if op == "SUBPATTERN":
+        return _heads(argument[3])
+    if op == "ATOMIC_GROUP":
+        return _heads(argument)
+    if op == "BRANCH":
+        union = frozenset().union(*(_heads(branch) for branch in argument[1]))
+        return union if len(union) <= MAX_ALTERNATIVES else frozenset({""})
+    if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and argument[0] >= 1:
+        return _heads(argument[2])
+    return frozenset({""})
 
 
 _Info = tuple[Literals | None, Literals | None]
@@ -165,58 +205,130 @@ def gated(pattern: re.Pattern[str]) -> re.Pattern[str]:
 
     Python's regex search tries every position; for a case-insensitive alternation of words that
     means entering every branch at every character. The gate — one character-class test —
-    rejects almost all positions first. It is case-insensitive whatever the pattern (a superset
+    rejects almost all positions first. It is case-insensitive where the pattern is (a superset
     of the characters that can start a match), so the gated pattern matches exactly the same.
-    Returned unchanged when a match could start with any character or be empty.
+
+    Returned unchanged when a match could start with any character or be empty, and when the
+    regex engine already rejects a position by one test of its character (see
+    ``_tests_first_character``): a look-ahead would only add a step there, three times slower.
     """
-    chars, nullable = _leading(_parser.parse(pattern.pattern, pattern.flags))
-    if chars is None or nullable:
+    parsed = _parser.parse(pattern.pattern, pattern.flags)
+    first = _leading(parsed, bool(pattern.flags & re.IGNORECASE))
+    if first is None or first.nullable or _tests_first_character(parsed, pattern.flags):
         return pattern
     body = _GLOBAL_FLAGS.sub("", pattern.pattern, count=1)  # they stay in pattern.flags
     end = "\n)" if pattern.flags & re.VERBOSE else ")"  # a trailing (?x) comment ends at "\n"
-    gate = "".join(re.escape(char) for char in sorted(chars))
-    return re.compile(f"(?=(?i:[{gate}]))(?:{body}{end}", pattern.flags)
+    chars = "[" + "".join(re.escape(char) for char in sorted(first.chars)) + "]"
+    gate = f"(?i:{chars})" if first.folded else chars
+    return re.compile(f"(?={gate})(?:{body}{end}", pattern.flags)
 
 
 _GLOBAL_FLAGS = re.compile(r"\A\(\?[aiLmsux]+\)")
+_SRE_COMPILER: Any = importlib.import_module("re._compiler")
+"""The regex compiler, asked how its search will look for a pattern's first character."""
+_SINGLE_CHARACTER = ("LITERAL", "NOT_LITERAL", "IN", "ANY")
 
 
-def _leading(items: Iterable[tuple[Any, Any]]) -> tuple[set[str] | None, bool]:
-    """(characters a match of a sequence can start with — None: any —, whether it can be
-    empty)."""
+def _tests_first_character(parsed: Any, flags: int) -> bool:
+    """Whether the regex engine rejects a position by one test of its character: its search
+    skips ahead to a literal prefix or a set of first characters, the pattern opens with an
+    element matching one character (possibly repeated, at least once), or with alternatives
+    each opening with a character or class matched with its case (which the engine tests before
+    entering the alternative)."""
+    if _SRE_COMPILER._get_literal_prefix(parsed, flags)[0]:
+        return True
+    if _SRE_COMPILER._get_charset_prefix(parsed, flags) is not None:
+        return True
+    items = list(parsed)
+    while items and str(items[0][0]) == "SUBPATTERN":
+        items = list(items[0][1][3])
+    if not items:
+        return False
+    op, argument = items[0]
+    if str(op) in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and argument[0] >= 1:
+        body = list(argument[2])
+        return len(body) == 1 and str(body[0][0]) in _SINGLE_CHARACTER
+    if str(op) == "BRANCH" and not flags & re.IGNORECASE:
+        return all(branch and str(branch[0][0]) in ("LITERAL", "IN") for branch in argument[1])
+    return str(op) in _SINGLE_CHARACTER
+
+
+class _First(NamedTuple):
+    """The characters a match of a piece of pattern can start with, whether the piece can be
+    empty, and whether any of those characters is matched ignoring case."""
+
+    chars: frozenset[str]
+    nullable: bool
+    folded: bool
+
+
+def _leading(items: Iterable[tuple[Any, Any]], ignore_case: bool) -> _First | None:
+    """How a match of a sequence starts (None: with any character); ``ignore_case``: the
+    sequence is matched ignoring case."""
     chars: set[str] = set()
+    folded = False
     for op, argument in items:
-        first, nullable = _leading_item(str(op), argument)
+        first = _leading_item(str(op), argument, ignore_case)
         if first is None:
-            return None, True
-        chars |= first
-        if not nullable:
-            return chars, False
-    return chars, True
+            return None
+        chars |= first.chars
+        folded = folded or first.folded
+        if not first.nullable:
+            return _First(frozenset(chars), False, folded)
+    return _First(frozenset(chars), True, folded)
 
 
-def _leading_item(op: str, argument: Any) -> tuple[set[str] | None, bool]:
+MAX_GATE_RANGE = 256
+"""A character-class range wider than this makes a match start anywhere, as far as the gate is
+concerned (a gate of thousands of characters would reject nothing)."""
+
+
+def _class_members(members: list[tuple[Any, Any]]) -> set[str] | None:
+    """Every character of a class made of characters and ranges (``[A-Z_.]``), as written; None
+    for negated classes, categories (``\\w``) and wide ranges."""
+    chars: set[str] = set()
+    for op, argument in members:
+        name = str(op)
+        if name == "LITERAL":
+            chars.add(chr(argument))
+        elif name == "RANGE" and argument[1] - argument[0] < MAX_GATE_RANGE:
+            chars.update(chr(code) for code in range(argument[0], argument[1] + 1))
+        else:
+            return None
+    return chars
+
+
+def _leading_item(op: str, argument: Any, ignore_case: bool) -> _First | None:
     if op == "LITERAL":
-        return {chr(argument)}, False
+        return _First(frozenset(chr(argument)), False, ignore_case)
     if op in ("AT", "ASSERT", "ASSERT_NOT"):
-        return set(), True
+        return _First(frozenset(), True, False)
     if op == "IN":
-        members = _char_class(argument)
-        return (set(members) if members is not None else None), False
-    if op in ("SUBPATTERN", "ATOMIC_GROUP", "BRANCH"):
-        body = argument[3] if op == "SUBPATTERN" else argument
-        branches = argument[1] if op == "BRANCH" else [body]
-        union: set[str] = set()
-        nullable = False
-        for branch in branches:
-            first, empty = _leading(branch)
-            if first is None:
-                return None, True
-            union |= first
-            nullable = nullable or empty
-        return union, nullable
+        members = _class_members(argument)
+        return None if members is None else _First(frozenset(members), False, ignore_case)
+    if op == "SUBPATTERN":
+        _, add_flags, del_flags, body = argument
+        folds = (ignore_case or bool(add_flags & re.IGNORECASE)) and not del_flags & re.IGNORECASE
+        return _leading(body, folds)
+    if op == "ATOMIC_GROUP":
+        return _leading(argument, ignore_case)
+    if op == "BRANCH":
+        return _any_of([_leading(branch, ignore_case) for branch in argument[1]])
     if op in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
         low, _, body = argument
-        first, empty = _leading(body)
-        return first, empty or low == 0
-    return None, True
+        first = _leading(body, ignore_case)
+        return None if first is None else first._replace(nullable=first.nullable or low == 0)
+    return None
+
+
+def _any_of(alternatives: list[_First | None]) -> _First | None:
+    """How a match of one of ``alternatives`` starts."""
+    chars: set[str] = set()
+    nullable = folded = False
+    for first in alternatives:
+        if first is None:
+            return None
+        chars |= first.chars
+        nullable = nullable or first.nullable
+        folded = folded or first.folded
+    return _First(frozenset(chars), nullable, folded)

@@ -62,6 +62,9 @@ class Normalised:
     text: str
     changed: bool
     hidden: tuple[HiddenRun, ...]
+    residues: tuple[tuple[int, int, str], ...] = ()
+    """(start, end, non-ASCII characters) of the original text's pieces holding some (see
+    ``non_ascii_pieces``): where the raw-character rules look, without a second pass."""
 
 
 def normalise(text: str, *, fold: bool = True) -> Normalised:
@@ -71,11 +74,14 @@ def normalise(text: str, *, fold: bool = True) -> Normalised:
         return Normalised(text, False, ())
     hidden: list[HiddenRun] = []
     pieces: list[str] = []
+    residues: list[tuple[int, int, str]] = []
     cursor = 0
     for start, end in non_ascii_pieces(text):
         piece = text[start:end]
-        removable = _REMOVABLE.search(non_ascii_characters(piece)) is not None
-        if removable:  # tag characters are removable ones
+        residue = non_ascii_characters(piece)
+        residues.append((start, end, residue))
+        removable = _REMOVABLE.search(residue) is not None
+        if removable and _TAG_RUN.search(residue):  # tag characters are removable ones too
             hidden.extend(
                 HiddenRun(start + match.start(), _decode_tags(match.group())[:MAX_TAG_PAYLOAD])
                 for match in _TAG_RUN.finditer(piece)
@@ -83,13 +89,14 @@ def normalise(text: str, *, fold: bool = True) -> Normalised:
         if fold:
             pieces.append(text[cursor:start])
             visible_piece = _REMOVABLE.sub("", piece) if removable else piece
-            pieces.append(skeleton(unicodedata.normalize("NFKC", visible_piece)))
+            folded = unicodedata.normalize("NFKC", visible_piece)  # the piece itself if NFKC
+            pieces.append(skeleton(folded, residue if folded is piece else None))
             cursor = end
     if not fold:
-        return Normalised(text, False, tuple(hidden))
+        return Normalised(text, False, tuple(hidden), tuple(residues))
     pieces.append(text[cursor:])
     cleaned = "".join(pieces)
-    return Normalised(cleaned, cleaned != text, tuple(hidden))
+    return Normalised(cleaned, cleaned != text, tuple(hidden), tuple(residues))
 
 
 @lru_cache(maxsize=1)
@@ -112,9 +119,11 @@ def _confusable_character() -> re.Pattern[str]:
 _LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
 
 
-def skeleton(text: str) -> str:
-    """``text`` with every word made of Latin letters and Latin look-alikes spelled in Latin."""
-    if _confusable_character().search(non_ascii_characters(text)) is None:
+def skeleton(text: str, residue: str | None = None) -> str:
+    """``text`` with every word made of Latin letters and Latin look-alikes spelled in Latin.
+    ``residue``: ``non_ascii_characters(text)``, when the caller has it."""
+    residue = non_ascii_characters(text) if residue is None else residue
+    if _confusable_character().search(residue) is None:
         return text  # the common case: no look-alike letter at all
     table = _confusables()
 

@@ -11,6 +11,8 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add
 
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
@@ -19,11 +21,9 @@ from grading.tier1.files import View, file_kinds, is_markdown, views_of
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
-from grading.tier1.literals import gated
+from grading.tier1.literals import gated, required_literals
 from grading.tier1.normalise import (
     Normalised,
-    non_ascii_characters,
-    non_ascii_pieces,
     normalise,
     original_column,
     visible,
@@ -50,23 +50,24 @@ class _File:
     _line_starts: list[int] | None = None
     original_lines: list[str] | None = None
     _spans: FileSpans | None = None
+    lowered: str | None = None
+    """The normalised text in lower case, once the file's index made it."""
 
     @property
     def spans(self) -> FileSpans:
         """The file's span labels, computed on its first hit (most files have none)."""
         if self._spans is None:
-            self._spans = FileSpans(self.path, self.normalised.text, self.role, self.views)
+            text = self.normalised.text
+            self._spans = FileSpans(self.path, text, self.role, self.views, self.lowered)
         return self._spans
 
     @property
     def line_starts(self) -> list[int]:
+        """The offset of each line of the normalised text (summed line lengths, all in C)."""
         if self._line_starts is None:
-            text = self.normalised.text
-            starts = [0]
-            index = text.find("\n")
-            while index >= 0:
-                starts.append(index + 1)
-                index = text.find("\n", index + 1)
+            lengths = map(len, self.normalised.text.split("\n"))
+            starts = list(accumulate(map(add, lengths, repeat(1)), initial=0))
+            starts.pop()  # where a line after the last would start
             self._line_starts = starts
         return self._line_starts
 
@@ -74,6 +75,14 @@ class _File:
         return bisect.bisect_right(self.line_starts, offset)
 
     def original_line(self, line: int) -> str:
+        """Line ``line`` (from 1) of the original text; "" past its end. Sliced from the line
+        table when normalisation changed nothing, else from the original text split once."""
+        if not self.normalised.changed:
+            starts = self.line_starts
+            if line > len(starts):
+                return ""
+            end = starts[line] - 1 if line < len(starts) else len(self.original)
+            return self.original[starts[line - 1] : end]
         if self.original_lines is None:
             self.original_lines = self.original.split("\n")
         return self.original_lines[line - 1] if line <= len(self.original_lines) else ""
@@ -131,6 +140,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     views = file.views = views_of(path, file.normalised.text)
     kinds = {view.kind for view in views}
     index = TextIndex(file.normalised.text, tokenise=not data_only, search=catalogue.search)
+    file.lowered = index.lowered
     _match_views(file, views, index, context)
     _follow_flows(file, context)
     _undo_disguises(file, context)
@@ -180,7 +190,7 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
             done.add(id(view.text))
             windows = regions[id(view)].clip(file_windows)
             if rule.context and index.lowered is not None:
-                windows = [w for w in windows if _mentions(index.lowered, w, rule.context)]
+                windows = index.mentioning(windows, rule.context)
             if windows and not _run_rule(file, view, index, rule, windows, context):
                 return
 
@@ -200,9 +210,12 @@ def _run_rule(
     """
     if not context.spend(file.path, len(rule.patterns) * sum(e - s for s, e in windows)):
         return False
+    if index.lacks(rule.any_literals):
+        return True  # none of the patterns can match in this text
     collector = context.collector
-    for pattern, literals in zip(rule.patterns, rule.literals, strict=True):
-        for match in _matches(pattern, view.text, index.candidates(literals, windows)):
+    for pattern, literals, leading in zip(rule.patterns, rule.literals, rule.leading, strict=True):
+        candidates = index.candidates(literals, windows)
+        for match in _matches(pattern, view.text, candidates, index.offsets(leading)):
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
@@ -237,16 +250,36 @@ def _first_party(line: str, context: ScanContext) -> bool:
     return bool(hosts) and all(is_first_party(host, context.declared) for host in hosts)
 
 
-def _mentions(lowered: str, window: tuple[int, int], needles: tuple[str, ...]) -> bool:
-    start, end = window
-    return any(lowered.find(needle, start, end) >= 0 for needle in needles)
-
-
 def _matches(
-    pattern: re.Pattern[str], text: str, windows: list[tuple[int, int]]
+    pattern: re.Pattern[str],
+    text: str,
+    windows: list[tuple[int, int]],
+    starts: list[int] | None = None,
 ) -> Iterator[re.Match[str]]:
+    """What ``pattern.finditer`` finds in each window.
+
+    ``starts``: the offsets (ascending) where a match can begin, when every match starts with
+    one of a few strings (``literals.leading_literals``). Where a window holds few of them, the
+    pattern is tried at each instead of at every position: from the end of a match on, the
+    first offset where it matches is where the search would find the next one.
+    """
     for start, end in windows:
-        yield from pattern.finditer(text, start, end)
+        first = last = 0
+        if starts is not None:
+            first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+        if starts is None or (last - first) * _TRY_COST > end - start:
+            yield from pattern.finditer(text, start, end)
+            continue
+        resume = start
+        for offset in starts[first:last]:
+            if offset >= resume and (match := pattern.match(text, offset, end)):
+                yield match
+                resume = max(match.end(), offset + 1)
+
+
+_TRY_COST = 40
+"""Characters the regex engine scans in the time one match attempt from Python costs: a window
+holding more offsets than its length / _TRY_COST is scanned whole."""
 
 
 class _Regions:
@@ -360,8 +393,15 @@ _RUN_SCRIPT = gated(
 )
 
 
+_RUN_SCRIPT_LITERALS = required_literals(_RUN_SCRIPT)
+"""Script suffixes one of which every run of a script names (a file naming none runs none)."""
+
+
 def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
     """Scripts an instruction file runs by relative path that the bundle does not contain."""
+    suffixes, lowered = _RUN_SCRIPT_LITERALS, file.lowered
+    if suffixes is not None and lowered is not None and not any(s in lowered for s in suffixes):
+        return
     rule = context.catalogue.rule("code.unshipped-script")
     for view in file.views:
         if view.kind not in ("shell", "code"):
@@ -410,8 +450,8 @@ def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
     rules = [r for r in catalogue.raw_rules if r.kinds & kinds]
     margin, size = 400, len(file.original)
     windows: list[tuple[int, int]] = []
-    for start, end in non_ascii_pieces(file.original):
-        if not catalogue.raw_trigger.search(non_ascii_characters(file.original[start:end])):
+    for start, end, residue in file.normalised.residues:
+        if not catalogue.raw_trigger.search(residue):
             continue
         for hit in catalogue.raw_trigger.finditer(file.original, start, end):
             low, high = max(0, hit.start() - margin), min(size, hit.end() + margin)

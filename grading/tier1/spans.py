@@ -36,7 +36,7 @@ from typing import Any
 import yaml
 
 from grading.tier1.files import View, fenced_blocks
-from grading.tier1.literals import gated
+from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 SPANS_FILE = Path(__file__).with_name("data") / "spans.yaml"
@@ -120,6 +120,8 @@ class Cues:
     negation_exceptions: re.Pattern[str]
     detection_files: re.Pattern[str]
     detection_fences: re.Pattern[str]
+    detection_fence_words: frozenset[str] | None
+    """Strings one of which every detection fence language holds (``literals``)."""
     detection_blocks: re.Pattern[str]
     detection_headings: re.Pattern[str]
     detection_lines: re.Pattern[str]
@@ -146,10 +148,14 @@ def cues() -> Cues:
         negation_exceptions=re.compile(data["negation_exceptions"], verbose),
         detection_files=re.compile(data["detection_files"], verbose),
         detection_fences=re.compile(data["detection_fences"], re.IGNORECASE),
+        detection_fence_words=required_literals(
+            re.compile(data["detection_fences"], re.IGNORECASE)
+        ),
         detection_blocks=re.compile(data["detection_blocks"], re.MULTILINE | re.VERBOSE),
         detection_headings=re.compile(data["detection_headings"], verbose),
         detection_lines=re.compile(data["detection_lines"]),
-        detection_code=re.compile(data["detection_code"], re.VERBOSE),
+        # Run over all the code of every file with a hit: gated too.
+        detection_code=gated(re.compile(data["detection_code"], re.VERBOSE)),
     )
 
 
@@ -194,7 +200,10 @@ class FileSpans:
     region yields lies within _SENTENCE_REACH of it), and kept for the next hit.
     """
 
-    def __init__(self, path: str, text: str, role: str, views: list[View]) -> None:
+    def __init__(
+        self, path: str, text: str, role: str, views: list[View], lowered: str | None = None
+    ) -> None:
+        """``lowered``: ``text`` in lower case, when the caller already has it."""
         self.role = role
         set_cues = cues()
         self._whole = ""
@@ -213,7 +222,7 @@ class FileSpans:
             if role == "shipped" or view.kind not in ("prose", "frontmatter")
             for region in view.regions()
         ]
-        lowered = text.lower()
+        lowered = text.lower() if lowered is None else lowered
         headings = _headings(text) if role != "shipped" else []  # shipped code has no sections
         detection: list[tuple[int, int]] = []
         if any(word in lowered for word in _BLOCK_WORDS):
@@ -225,17 +234,8 @@ class FileSpans:
             detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
         captioned: list[tuple[int, int]] = []
         if role != "shipped":
-            fences = fenced_blocks(text)
-            detection.extend(
-                (fence.start, fence.end)
-                for fence in fences
-                if set_cues.detection_fences.match(fence.language)
-            )
-            captioned.extend(
-                (fence.start, fence.end)
-                for fence in fences
-                if set_cues.discussion_captions.search(_caption(text, fence.start))
-            )
+            detection.extend(_detection_fences(text, lowered, set_cues))
+            captioned.extend(_captioned_fences(text, set_cues))
             sections = _sections(text, headings, set_cues.detection_headings)
             detection.extend(
                 (max(start, low), min(end, high))
@@ -296,6 +296,35 @@ class FileSpans:
         return found
 
 
+def _detection_fences(text: str, lowered: str, set_cues: Cues) -> list[tuple[int, int]]:
+    """The code blocks fenced with a detection language (```yara …). Their language holds one
+    of the cue's required literals (lower case, in the lower-case text), so a text holding none
+    has none — unless it holds a character that case-insensitive matching folds to an ASCII
+    letter without lower-casing to it."""
+    words = set_cues.detection_fence_words
+    if (
+        words is not None
+        and not any(word in lowered for word in words)
+        and not any(char in text for char in CASE_FOLD_EXCEPTIONS)
+    ):
+        return []
+    return [
+        (fence.start, fence.end)
+        for fence in fenced_blocks(text)
+        if set_cues.detection_fences.match(fence.language)
+    ]
+
+
+def _captioned_fences(text: str, set_cues: Cues) -> list[tuple[int, int]]:
+    """The code blocks introduced by a line that presents them as a counter-example, an attack
+    or the output the skill prints (``discussion_captions``)."""
+    return [
+        (fence.start, fence.end)
+        for fence in fenced_blocks(text)
+        if set_cues.discussion_captions.search(_caption(text, fence.start))
+    ]
+
+
 def _caption(text: str, fence_start: int, reach: int = 240) -> str:
     """The last non-blank line before a fenced block's opening line: what introduces it."""
     opening = text.rfind("\n", 0, max(0, fence_start - 1))
@@ -330,14 +359,9 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
     are ``_sections``).
     """
     region_start, region_end = region
-    spans = [
-        _sentence_around(text, match.start(), match.end())
-        for match in set_cues.discussion_lines.finditer(text, region_start, region_end)
-    ]
-    spans.extend(
-        _announced_list(text, match.end(), region_end)
-        for match in set_cues.discussion_lines.finditer(text, region_start, region_end)
-    )
+    cued = list(set_cues.discussion_lines.finditer(text, region_start, region_end))
+    spans = [_sentence_around(text, match.start(), match.end()) for match in cued]
+    spans.extend(_announced_list(text, match.end(), region_end) for match in cued)
     for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
         quote = text[match.end() - 1]
         closer = {"“": "”"}.get(quote, quote)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from grading.tier1 import scan
 from grading.tier1.files import views_of
-from grading.tier1.index import TextIndex, key_token, key_tokens
+from grading.tier1.index import TextIndex
 
 from .conftest import findings_of, rule_ids, skill_md
 
@@ -67,7 +67,10 @@ def test_privileged_behaviour_is_checked_against_the_description_only_for_script
 
 def test_the_token_index_matches_the_reference_tokeniser_on_any_text() -> None:
     text = "Café CRÈME api_key=AKIA123 naïve ｆｕｌｌ 東京 x86-64\tend"
-    assert TextIndex(text.lower()).tokens() == frozenset(re.findall(r"[a-z0-9]+", text.lower()))
+    tokens = frozenset(re.findall(r"[a-z0-9]+", text.lower()))
+    index = TextIndex(text.lower())
+    assert all(index.has_word(token) for token in tokens)
+    assert not any(index.has_word(word) for word in ("cafe", "api_key", "ful", "x86-64", "nd"))
 
 
 def test_a_keyword_of_several_words_needs_all_of_them() -> None:
@@ -83,13 +86,5 @@ class _Keyed:
     substring_keywords: bool = False
 
     @property
-    def key_of(self) -> tuple[str, ...]:
-        return tuple(key_token(k) for k in self.keywords)
-
-    @property
-    def keys(self) -> frozenset[str]:
-        return frozenset(self.key_of)
-
-    @property
-    def key_sets(self) -> tuple[frozenset[str], ...]:
-        return tuple(key_tokens(k) for k in self.keywords)
+    def keyword_set(self) -> frozenset[str]:
+        return frozenset(self.keywords)

@@ -18,8 +18,13 @@ from hypothesis import strategies as st
 from grading.tier1 import decoding, files, flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
-from grading.tier1.index import StringSearch, TextIndex
-from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
+from grading.tier1.index import StringSearch, TextIndex, key_tokens
+from grading.tier1.literals import (
+    CASE_FOLD_EXCEPTIONS,
+    gated,
+    leading_literals,
+    required_literals,
+)
 from grading.tier1.normalise import non_ascii_characters
 from grading.tier1.spans import cues
 
@@ -29,7 +34,10 @@ CATALOGUE = load_catalogue()
 _GATED_CONSTANTS = [
     (spans, "_EXAMPLE_QUOTE"),
     (scanner, "_RUN_SCRIPT"),
-    (flows, "_PY_SEND_KEYWORDS"),
+    *((flows, name) for name in ("_PY_SEND_KEYWORDS", "_SH_DOWNLOAD_CMD", "_SH_SECRET_CMD")),
+    *((flows, name) for name in ("_SH_CAPTURE_CMD", "_SH_OUTPUT_FILE", "_SH_REMOTE_NAME")),
+    *((flows, name) for name in ("_SH_UPLOAD", "_PY_SECRET", "_ENV_SECRET", "_AUTH_ARGUMENTS")),
+    *((flows, name) for name in ("_PY_CAPTURE", "_PY_DOWNLOAD")),
 ]
 PATTERN_RULES = [r for r in CATALOGUE.rules if not r.engine and not r.on_original]
 
@@ -222,6 +230,10 @@ _TEXTS = [
 _CUES = (
     "attacker", "red flag", "never do this", "detects patterns like", "don't", "do not", "BAD:",
     'e.g. "', "such as '", "./run.sh", "; bash x.sh", ".post(", "❌", "\u017fecret", "ſ", "K",
+    're.compile(r"', "RegExp('", "grep -E '", "SECRET_PATTERNS = [", "patterns = [", "RULES: {",
+    "curl -sLO https://h.example/x.sh", "WGET -O", "cat ~/.ssh/id_rsa", "$(env)", "pbpaste",
+    "open('~/.aws/credentials')", "os.getenv('API_TOKEN')", "process.env.SECRET", "headers={",
+    "requests.get(", "pyperclip.paste()", "scp a u@h:", "--upload-file ", "'Authorization': x",
 )  # fmt: skip
 
 
@@ -239,6 +251,7 @@ def test_a_gated_pattern_finds_exactly_what_the_pattern_finds(
     [
         cues().discussion_lines,
         cues().negation_cues,
+        cues().detection_code,
         *(getattr(module, name) for module, name in _GATED_CONSTANTS),
     ],
 )
@@ -250,15 +263,58 @@ def test_gated_cues_find_what_the_cues_find(pattern: re.Pattern[str], pieces: li
     assert _spans(pattern, text) == _spans(plain, text)
 
 
+_WIDE_CLASS_PATTERNS = [
+    r"(?i)(?:\.a|\b(?:ab|[A-Z][A-Z0-9]{1,3}_))",
+    r"[\u0430-\u044f]{2}|\b[x-z]",
+    r"\b[A-Z0-9_]{0,3}(?:PAT|re\.c)",  # matched with case: the gate is too
+    r"(?i)(?:ab|(?-i:CD|sk))",
+    r"(?:(?i:ab)|CD)",
+]
+_WIDE_CLASS_PIECES: tuple[str, ...] = ("ab", "AB", "-b", ".a", "_a", "1", "x", "KEY_", "K_", " ")
+_WIDE_CLASS_PIECES += ("\u0430\u0431", "PAT", "pat", "re.c", "RE.C", "cd", "CD", "sk", "SK")
+_WIDE_CLASS_PIECES += ("\u212a", "\u017f")
+
+
+@pytest.mark.parametrize("source", _WIDE_CLASS_PATTERNS)
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_WIDE_CLASS_PIECES), max_size=12), st.integers(0, 24))
+def test_a_pattern_gated_on_a_wide_class_finds_what_the_pattern_finds(
+    source: str, pieces: list[str], position: int
+) -> None:
+    text = "".join(pieces)
+    pattern = re.compile(source)
+    fast = gated(pattern)
+    assert fast is not pattern
+    assert [m.span() for m in fast.finditer(text, position)] == [
+        m.span() for m in pattern.finditer(text, position)
+    ]
+
+
+def test_a_pattern_whose_first_character_the_engine_tests_is_not_gated() -> None:
+    for source in (
+        r"[\u200b\u200c]{3,400}",
+        r"(?i)[a-z]x",
+        r"(?:curl|wget)\b",
+        r"\.env\b",
+        r"[ab]x|[cd]y",
+    ):
+        pattern = re.compile(source)
+        assert gated(pattern) is pattern
+
+
 def test_a_pattern_that_may_start_anywhere_is_not_gated() -> None:
     for source in (r"\w+secret", r"(?:x)?", r"(?i)\b.{0,9}key"):
         pattern = re.compile(source)
         assert gated(pattern) is pattern
 
 
+_GATE = r"\(\?=(?:\(\?i:\[(?:\\.|[^\]\\])*\]\)|\[(?:\\.|[^\]\\])*\])\)\(\?:"
+
+
 def _ungated(pattern: re.Pattern[str]) -> str:
-    """The source ``gated`` wrapped as ``(?=(?i:[…]))(?:…)``."""
-    prefix = re.match(r"\(\?=\(\?i:\[(?:\\.|[^\]\\])*\]\)\)\(\?:", pattern.pattern)
+    """The source ``gated`` wrapped as ``(?=(?i:[…]))(?:…)``, or ``(?=[…])(?:…)`` where the
+    pattern's first characters are all matched with their case."""
+    prefix = re.match(_GATE, pattern.pattern)
     assert prefix is not None, pattern.pattern
     return pattern.pattern[prefix.end() : -2 if pattern.flags & re.VERBOSE else -1]
 
@@ -440,3 +496,168 @@ def test_every_send_keyword_holds_one_of_the_send_words() -> None:
     assert not pattern.flags & re.IGNORECASE and pattern.pattern == pattern.pattern.lower()
     literals = required_literals(pattern)
     assert literals and all(any(w in lit for w in flows._PY_SEND_WORDS) for lit in literals)
+
+
+_LINE_PIECES = ("x = 1", "\\", " ", "\t", "\r", "\x0b", "\n", "\n\n", "y", "\\\n", "\\ \n")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_LINE_PIECES), max_size=30), st.integers(0, 12))
+def test_flow_lines_equal_those_joined_line_by_line(pieces: list[str], cut: int) -> None:
+    """``flows._lines`` reads a region without continued lines by a plain split; the long way
+    joins every line ending with a backslash to the next."""
+    text = "".join(pieces)
+    regions = ((0, min(cut, len(text))), (min(cut, len(text)), len(text)))
+    assert list(flows._lines(text, regions)) == list(_joined_lines(text, regions))
+
+
+def _joined_lines(text: str, regions: flows.Regions) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    number = 0
+    for start, end in regions:
+        parts: list[str] = []
+        offset, first_number, first_offset = start, 0, 0
+        for line in text[start:end].split("\n"):
+            number += 1
+            if not parts:
+                first_number, first_offset = number, offset
+            offset += len(line) + 1
+            if line.rstrip().endswith("\\") and len(parts) < flows.MAX_CONTINUATIONS:
+                parts.append(line.rstrip()[:-1])
+                continue
+            joined = " ".join([*parts, line])
+            parts = []
+            if joined.strip():
+                found.append((first_number, first_offset, joined))
+    return found
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abcdeinorst _-./\n", max_size=8)),
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_the_rules_picked_by_keyword_are_every_rule_with_windows(
+    pieces: list[str], tokenise: bool
+) -> None:
+    """``TextIndex.plausible`` visits only the rules whose keywords the search found; every rule
+    left out has no windows."""
+    text = " ".join(pieces)
+    selection = CATALOGUE.rules_for(files.KINDS)
+    index = TextIndex(text, tokenise=tokenise, search=CATALOGUE.search)
+    picked = index.plausible(selection)
+    assert [rule for rule in selection.rules if index.windows(rule)] == [
+        rule for rule in picked if index.windows(rule)
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(("a", "\n", "\u200b", "ｆ", "é", "  ")), max_size=30))
+def test_lines_read_from_the_line_table_equal_those_of_a_split(pieces: list[str]) -> None:
+    """``scanner._File`` finds lines by summed lengths and slices unchanged text by them."""
+    text = "".join(pieces)
+    file = scanner._File("notes.md", text, normalise.normalise(text), "doc")
+    expected = [0] + [i + 1 for i, ch in enumerate(file.normalised.text) if ch == "\n"]
+    assert file.line_starts == expected
+    lines = text.split("\n")
+    for line in range(1, len(lines) + 3):
+        assert file.original_line(line) == (lines[line - 1] if line <= len(lines) else "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(_KEYWORDS), st.text(alphabet="abdeinrst _-./\né→K", max_size=8)),
+        max_size=40,
+    )
+)
+def test_a_keyword_counts_exactly_when_its_words_are_tokens(pieces: list[str]) -> None:
+    """``TextIndex`` decides whether a found keyword's words are tokens of the text from a lone
+    occurrence, or word by word, without a token set: the same answer as the token set."""
+    index = TextIndex("".join(pieces), search=CATALOGUE.search)
+    assert index.lowered is not None
+    tokens = frozenset(re.findall(r"[a-z0-9]+", index.lowered))
+    found = index._occurrences() or {}
+    for keyword in found.keys() & set(_KEYWORDS):
+        assert index._counts(keyword) == (key_tokens(keyword) <= tokens), keyword
+
+
+LEADING = [
+    (rule.id, pattern, leading)
+    for rule in PATTERN_RULES
+    for pattern, leading in zip(rule.patterns, rule.leading, strict=True)
+    if leading is not None
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (r"(?i)\bcurl\b", {"curl"}),
+        (
+            r"\brequests\.(?:get|post)\b|\burllib\.request\b",
+            {"requests.get", "requests.post", "urllib.request"},
+        ),
+        (r"(?i)\b(?:find|search\s++for|cat)\w{0,3}", {"find", "search", "cat"}),
+        (r"(?:ab)?cdef", {"abcdef", "cdef"}),
+        (r"[ab]cde", {"acde", "bcde"}),
+        (r"(?=x)abcd", {"abcd"}),
+        (r"\w{0,3}curl", None),  # a match may start before the literal
+        (r"(?:curl|a)b", None),  # one alternative starts with too short a string
+    ],
+)
+def test_leading_literals_of_simple_patterns(source: str, expected: set[str] | None) -> None:
+    assert leading_literals(re.compile(source)) == expected
+
+
+def test_most_patterns_have_leading_literals() -> None:
+    """Not a correctness property: a guard that most patterns are tried only where they can
+    start."""
+    assert len(LEADING) >= 0.7 * sum(len(r.patterns) for r in PATTERN_RULES)
+
+
+@pytest.mark.parametrize(("rule_id", "pattern", "leading"), LEADING, ids=[r for r, _, _ in LEADING])
+def test_a_pattern_tried_at_its_leading_literals_finds_what_it_finds(
+    rule_id: str, pattern: re.Pattern[str], leading: frozenset[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every match starts with a leading literal, and trying the pattern only where one starts
+    (``scanner._matches``; here in every window, however many) finds what ``finditer`` finds, in
+    whole texts and in windows."""
+    monkeypatch.setattr(scanner, "_TRY_COST", 0)
+    for text in _TEXTS:
+        lowered = text.lower()
+        if len(lowered) != len(text) or any(c in text for c in CASE_FOLD_EXCEPTIONS):
+            continue  # the index offers no offsets there (see ``TextIndex.candidates``)
+        starts = [i for i in range(len(text)) if any(lowered.startswith(s, i) for s in leading)]
+        offsets = TextIndex(text, search=CATALOGUE.search).offsets(leading)
+        assert offsets is None or offsets == starts
+        if not starts:
+            continue
+        for window in [(0, len(text)), (1, len(text) - 1), (len(text) // 3, 2 * len(text) // 3)]:
+            windows = [window] if window[0] < window[1] else []
+            tried = [m.span() for m in scanner._matches(pattern, text, windows, starts)]
+            assert tried == [m.span() for w in windows for m in pattern.finditer(text, *w)]
+            for match in pattern.finditer(text, *window):
+                assert match.start() in starts, rule_id
+
+
+_FENCE_PIECES: tuple[str, ...] = ("```yara\n", "```Sigma\n", "```\u017figma\n", "```python\n")
+_FENCE_PIECES += ("```\n", "~~~regex\n")
+_FENCE_PIECES += ("rule x { condition: true }\n", "text\n", "  ", "\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FENCE_PIECES), max_size=20))
+def test_detection_fences_skipped_by_their_words_equal_those_read_fence_by_fence(
+    pieces: list[str],
+) -> None:
+    text = "".join(pieces)
+    expected = [
+        (fence.start, fence.end)
+        for fence in files.fenced_blocks(text)
+        if cues().detection_fences.match(fence.language)
+    ]
+    assert spans._detection_fences(text, text.lower(), cues()) == expected
