@@ -141,9 +141,12 @@ class PublicationRequest:
 class Publication:
     version: SkillVersion
     created: bool
+    unsaved: tuple[SkillVersion, VersionEvent] | None = None
+    """A new version and its first event, their ids drawn but not stored, when the caller asked
+    to store them itself (see ``publish_version``); None once they are stored."""
 
 
-def publish_version(request: PublicationRequest) -> Publication:
+def publish_version(request: PublicationRequest, *, caller_stores: bool = False) -> Publication:
     """Give the request's bundle its version, inside the caller's transaction.
 
     The skill row is locked, so concurrent publications of one skill are serialised. A request
@@ -155,6 +158,11 @@ def publish_version(request: PublicationRequest) -> Publication:
     - a bundle that is quarantined anywhere in the registry (same sha256) gets its new version
       quarantined at once by the system, citing the original quarantine: a quarantine cannot be
       bypassed by submitting the same files again. Security restores it like any other.
+
+    With ``caller_stores``, a new version that needs nothing more than storing is left to the
+    caller in ``Publication.unsaved``, to store with its own next write (one statement instead
+    of two: the pipeline stores it with the submission's transition to PUBLISHED), in the same
+    transaction. Where ids are not drawn in advance (the one-by-one path) it is stored here.
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("publish_version must run inside the caller's transaction")
@@ -166,34 +174,38 @@ def publish_version(request: PublicationRequest) -> Publication:
     around = publication.neighbours(locked)
     if around.latest_id is not None and around.latest_bundle == request.bundle_sha256:
         return Publication(_version(around.latest_id), created=False)
-    version = publication.create_version(
-        SkillVersion(
-            skill=locked.skill,
-            version=versions.next_version(around.newest_number, request.declared_version),
-            bundle_id=request.bundle_sha256,
-            submission_id=request.submission_id,
-            submitter_id=request.submitter_id,
-            channel=request.channel,
-            tier1_result_id=request.tier1_result_id,
-            tier2_result_id=request.tier2_result_id,
-        ),
-        lifecycle.publication_event(
-            lifecycle.Actor.system("pipeline")
-            if request.approved_by is None
-            else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT)
-        ),
+    version = SkillVersion(
+        pk=locked.new_version_id,
+        skill=locked.skill,
+        version=versions.next_version(around.newest_number, request.declared_version),
+        bundle_id=request.bundle_sha256,
+        submission_id=request.submission_id,
+        submitter_id=request.submitter_id,
+        channel=request.channel,
+        tier1_result_id=request.tier1_result_id,
+        tier2_result_id=request.tier2_result_id,
     )
+    first_event = lifecycle.publication_event(
+        lifecycle.Actor.system("pipeline")
+        if request.approved_by is None
+        else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT)
+    )
+    first_event.version = version
     if around.quarantined_twin_id is not None:
+        version = publication.create_version(version, first_event)
         twin = _version(around.quarantined_twin_id)
         reason = f"its files are identical to {twin}, which is quarantined: {twin.status_reason}"
         lifecycle.quarantine(
             version.pk, lifecycle.Actor.system(), reason[: lifecycle.REASON_MAX_LENGTH]
         )
         version.refresh_from_db()
-    elif locked.skill.description != request.description:
+        return Publication(version, created=True)
+    if locked.skill.description != request.description:
         locked.skill.description = request.description
         locked.skill.save(update_fields=["description", "updated_at"])
-    return Publication(version, created=True)
+    if caller_stores and version.pk is not None:
+        return Publication(version, created=True, unsaved=(version, first_event))
+    return Publication(publication.create_version(version, first_event), created=True)
 
 
 def _new_skill(request: PublicationRequest) -> Skill:

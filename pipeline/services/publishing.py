@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from django.db import connection, transaction
+from django.db.models import Model
 
-from config.statements import column, prepared, table
+from config.statements import column, insertion, prepared, table
 from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.states import State
@@ -68,12 +70,13 @@ def publish(
 ) -> SkillVersion:
     """Assign the version and move to PUBLISHED, audited as ``trigger`` by ``actor``;
     ``metadata`` joins the audit event's, and the writes in ``also`` are made with the
-    transition (see ``transition``). ``verdict``, when the caller read it already, saves a
-    query: a new version starts with it as its current verdict."""
+    transition (see ``transition``), as is storing a new version. ``verdict``, when the caller
+    read it already, saves a query: a new version starts with it as its current verdict."""
     with transaction.atomic():
         request = publication_request(submission, channel, actor, verdict or verdict_of(submission))
-        publication = registry.publish_version(request)
+        publication = registry.publish_version(request, caller_stores=True)
         version = publication.version
+        stored_with_it = tuple(_Inserted(row) for row in publication.unsaved or ())
         transition(
             submission.pk,
             Change(
@@ -91,9 +94,32 @@ def publish(
                 updates={"published_version": version},
             ),
             entered_at=submission.state_changed_at,
-            also=also,
+            also=(*stored_with_it, *also),
         )
     return version
+
+
+class _Inserted(CompanionWrite):
+    """A row stored with the transition, only if it happens: the new version (its id drawn
+    with the skill's lock, so the submission can point to it in the same statement) and its
+    first event."""
+
+    def __init__(self, row: Model) -> None:
+        self.row = row
+
+    def sql(self, moved: str, prelude: str) -> tuple[str, list[Any]]:
+        names, expressions, params = insertion(self.row)
+        return (
+            f"INSERT INTO {table(type(self.row))} ({names}) SELECT {expressions} FROM {moved}",
+            params,
+        )
+
+    def write(self, submission_id: UUID | str) -> None:
+        self.row.save(force_insert=True)
+
+    def written(self) -> None:
+        self.row._state.adding = False
+        self.row._state.db = connection.alias
 
 
 def publication_request(
