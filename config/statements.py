@@ -94,11 +94,10 @@ def insertion(
     return names, expressions, params
 
 
-def next_id(model: type[models.Model]) -> tuple[str, list[Any]]:
-    """A SQL expression drawing the next id of ``model``'s generated primary key, and its
-    parameters: a row whose id is known before it is stored can be pointed to by a write in
-    the same statement."""
-    return "nextval(pg_get_serial_sequence(%s, %s))", [table(model), model._meta.pk.column]
+def next_id(model: type[models.Model]) -> str:
+    """A SQL expression drawing the next id of ``model``'s generated primary key: a row whose
+    id is known before it is stored can be pointed to by a write in the same statement."""
+    return f"nextval(pg_get_serial_sequence('{table(model)}', '{model._meta.pk.column}'))"
 
 
 def concrete_field_names(model: type[models.Model]) -> tuple[str, ...]:

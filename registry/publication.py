@@ -70,7 +70,6 @@ def lock_skill(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> Lock
     fields = concrete_field_names(Skill)
     names, expressions, values = insertion(new)
     owner, name = column(Skill, "owner"), column(Skill, "name")
-    new_version_id, id_params = next_id(SkillVersion)
     sql = (
         f"WITH skill AS (INSERT INTO {table(Skill)} ({names}) VALUES ({expressions})"
         # A no-op update rather than DO NOTHING: it locks an existing row as SELECT … FOR
@@ -81,7 +80,7 @@ def lock_skill(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> Lock
         f" SELECT skill.*, (SELECT id FROM {table(SkillVersion)}"
         f" WHERE {column(SkillVersion, 'submission')} = %s), ({_QUARANTINED_TWIN}),"
         # Drawn for the row the insert returned, so after the lock.
-        f" {new_version_id} FROM skill"
+        f" {next_id(SkillVersion)} FROM skill"
     )
     with connection.cursor() as cursor:
         cursor.execute(
@@ -91,7 +90,6 @@ def lock_skill(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> Lock
                 prepared(SkillVersion, "submission", submission_id),
                 bundle_sha256,
                 VersionStatus.QUARANTINED.value,
-                *id_params,
             ],
         )
         row = cursor.fetchone()
@@ -104,6 +102,34 @@ _QUARANTINED_TWIN = (
     f" AND {column(SkillVersion, 'status')} = %s"
     f" ORDER BY {column(SkillVersion, 'skill')}, id DESC LIMIT 1"
 )
+
+
+def first_ids(owner: str, name: str, bundle: str) -> dict[str, str]:
+    """SQL expressions, over a row of the caller's (``owner``, ``name`` and ``bundle`` are its
+    expressions of the skill's owner and name and the bundle's sha256), drawing the ids of a new
+    skill and of its first version when the publication can be the skill's first and nothing
+    more: no skill has the name, and no version of exactly these files is quarantined (that one
+    takes the locking path, which quarantines it at once). NULL otherwise, and always on the
+    one-by-one path.
+
+    With them a first publication needs no lock: its skill, version and first event are
+    inserted in one statement (``services.first_publication``), and a skill of that name
+    created meanwhile makes the insert fail on the unique name, for the caller to take the
+    locking path. A skill's first version is its first whatever its id, and every later one
+    draws its id under the lock, after it."""
+    if not single_statements():
+        return {"first_skill_id": "NULL", "first_version_id": "NULL"}
+    first = (
+        f"NOT EXISTS (SELECT 1 FROM {table(Skill)} WHERE {column(Skill, 'owner')} = {owner}"
+        f" AND {column(Skill, 'name')} = {name})"
+        f" AND NOT EXISTS (SELECT 1 FROM {table(SkillVersion)}"
+        f" WHERE {column(SkillVersion, 'bundle')} = {bundle}"
+        f" AND {column(SkillVersion, 'status')} = '{VersionStatus.QUARANTINED.value}')"
+    )
+    return {
+        "first_skill_id": f"CASE WHEN {first} THEN {next_id(Skill)} END",
+        "first_version_id": f"CASE WHEN {first} THEN {next_id(SkillVersion)} END",
+    }
 
 
 def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> LockedSkill:

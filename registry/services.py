@@ -174,23 +174,12 @@ def publish_version(request: PublicationRequest, *, caller_stores: bool = False)
     around = publication.neighbours(locked)
     if around.latest_id is not None and around.latest_bundle == request.bundle_sha256:
         return Publication(_version(around.latest_id), created=False)
-    version = SkillVersion(
-        pk=locked.new_version_id,
-        skill=locked.skill,
-        version=versions.next_version(around.newest_number, request.declared_version),
-        bundle_id=request.bundle_sha256,
-        submission_id=request.submission_id,
-        submitter_id=request.submitter_id,
-        channel=request.channel,
-        tier1_result_id=request.tier1_result_id,
-        tier2_result_id=request.tier2_result_id,
+    version, first_event = _new_version(
+        request,
+        locked.skill,
+        versions.next_version(around.newest_number, request.declared_version),
+        locked.new_version_id,
     )
-    first_event = lifecycle.publication_event(
-        lifecycle.Actor.system("pipeline")
-        if request.approved_by is None
-        else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT)
-    )
-    first_event.version = version
     if around.quarantined_twin_id is not None:
         version = publication.create_version(version, first_event)
         twin = _version(around.quarantined_twin_id)
@@ -208,9 +197,48 @@ def publish_version(request: PublicationRequest, *, caller_stores: bool = False)
     return Publication(publication.create_version(version, first_event), created=True)
 
 
-def _new_skill(request: PublicationRequest) -> Skill:
+def first_publication(
+    request: PublicationRequest, skill_id: int, version_id: int
+) -> tuple[Skill, SkillVersion, VersionEvent]:
+    """The rows of the skill's first publication, unsaved, their ids drawn beforehand
+    (``publication.first_ids``): the skill, its first version and the version's first event,
+    for the caller to insert in one statement with its own write. Inserting the skill fails on
+    its unique name if another publication created it meanwhile: ``publish_version`` then."""
+    skill = _new_skill(request, skill_id)
+    version, first_event = _new_version(
+        request, skill, versions.next_version(None, request.declared_version), version_id
+    )
+    return skill, version, first_event
+
+
+def _new_version(
+    request: PublicationRequest, skill: Skill, number: str, version_id: int | None
+) -> tuple[SkillVersion, VersionEvent]:
+    """A new version of ``skill`` numbered ``number`` and its first event, unsaved."""
+    version = SkillVersion(
+        pk=version_id,
+        skill=skill,
+        version=number,
+        bundle_id=request.bundle_sha256,
+        submission_id=request.submission_id,
+        submitter_id=request.submitter_id,
+        channel=request.channel,
+        tier1_result_id=request.tier1_result_id,
+        tier2_result_id=request.tier2_result_id,
+    )
+    first_event = lifecycle.publication_event(
+        lifecycle.Actor.system("pipeline")
+        if request.approved_by is None
+        else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT)
+    )
+    first_event.version = version
+    return version, first_event
+
+
+def _new_skill(request: PublicationRequest, skill_id: int | None = None) -> Skill:
     """The skill row a first publication under this name creates."""
     return Skill(
+        pk=skill_id,
         owner=request.owner,
         name=request.name,
         origin=request.origin,

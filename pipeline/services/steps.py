@@ -40,7 +40,7 @@ from pipeline.services.attempts import (
     start_attempt,
 )
 from pipeline.services.intake import take_in
-from pipeline.services.publishing import Verdict, publish, verdict_reads
+from pipeline.services.publishing import PublicationReads, publication_reads, publish
 from pipeline.signals import submission_needs_review
 from pipeline.sources.errors import SourceRejected
 from pipeline.states import TERMINAL_STATES, State
@@ -169,7 +169,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
 def run_publish(submission_id: str, context: StepContext) -> None:
     """AUTO_APPROVED / VENDOR_APPROVED → PUBLISHED with its version assigned."""
     started = start_attempt(
-        submission_id, context, workflow.PUBLISH.stages, _MANIFEST, verdict_reads()
+        submission_id, context, workflow.PUBLISH.stages, _MANIFEST, publication_reads()
     )
     if started is None:
         return
@@ -187,7 +187,7 @@ def run_publish(submission_id: str, context: StepContext) -> None:
                 Actor.system(),
                 "publish-complete",
                 also=(Succeeded(started.attempt),),
-                verdict=Verdict(**started.read),
+                reads=PublicationReads(**started.read),
             )
         except TransitionConflict as conflict:
             logger.info("publish of %s skipped: %s", submission.pk, conflict)
