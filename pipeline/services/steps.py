@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from config.statements import column, converted, table
 from grading import policy, tier1
-from grading.judges import get_judge
+from grading.judges import get_judge, judge_reads_files
 from grading.records import Thresholds, Tier2Record, decode_tier1
 from grading.types import Decision, Finding, Judgement, Tier1Report
 from pipeline import workflow
@@ -123,8 +123,16 @@ def run_scan(submission_id: str, context: StepContext) -> None:
 
 def run_judge(submission_id: str, context: StepContext) -> None:
     """Tier 2: the judge's score and the decision policy pick AUTO_APPROVED, NEEDS_REVIEW or
-    REJECTED."""
-    started = start_attempt(submission_id, context, workflow.JUDGE.stages, _FILES, _tier1_read())
+    REJECTED. The skill's files are read only for a judge that reads them (the heuristic judge
+    weighs Tier 1's findings alone)."""
+    reads_files = judge_reads_files()
+    started = start_attempt(
+        submission_id,
+        context,
+        workflow.JUDGE.stages,
+        _FILES if reads_files else (),
+        _tier1_read(),
+    )
     if started is None:
         return
     submission = started.submission
@@ -132,7 +140,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
         report = _stored_tier1(started)
         if report is None:
             raise ScanResult.DoesNotExist(f"submission {submission.pk} has no Tier 1 result")
-        judgement = get_judge().judge(_scan_input(submission), report)
+        judgement = get_judge().judge(_scan_input(submission) if reads_files else {}, report)
         thresholds = Thresholds(
             settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE, settings.SKILLGATE_REVIEW_MIN_SCORE
         )
