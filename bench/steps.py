@@ -1,16 +1,20 @@
-"""Where a pipeline step's time goes: per step, its wall time, its database statements and
-their time, against one bare database round trip measured in the same run.
+"""Where a pipeline step's time goes: per step, its wall time, its round trips to the database
+(statements among them) and their time, against one bare database round trip measured in the
+same run.
 
     .venv/bin/python bench/steps.py [-n 300] [--database-url URL]
 
 Runs the three steps of the chain (intake + Tier 1, judge, publish) in this process on ``-n``
 new submissions of a small benign skill, in their own database (``skillgate_steps``, made
-anew), the way a worker runs them but without the broker: the broker's part (a publish per
-step) is what ``bench/pipeline.py`` adds on top. Every statement is timed at the driver
-(``connection.execute_wrapper``); "other" is the rest of the step: grading, Python, the ORM
-building and reading rows. Tier 1 and the judge alone on the same bundle are timed too, so
-"other" minus grading is the framework's own cost. Prints a table and, as its last line, a JSON
-object.
+anew), the way a worker runs them but without the broker: each step between the connection
+hooks a task runs (``close_old_connections``, config/celery.py), so the connection's health
+check is counted as a worker pays it. The broker's part (a publish per step) is what
+``bench/pipeline.py`` adds on top. Every round trip is timed at the driver: statements
+(``connection.execute_wrapper``), the BEGIN psycopg sends before a transaction's first
+statement (counted, its time is in that statement's), the COMMIT that ends it and the health
+check's ``SELECT 1``. "other" is the rest of the step: grading, Python, the ORM building and
+reading rows. Tier 1 and the judge alone on the same bundle are timed too, so "other" minus
+grading is the framework's own cost. Prints a table and, as its last line, a JSON object.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -59,24 +64,43 @@ main()
 
 
 @dataclass
-class Statements:
-    """Statements run and their time at the driver, while ``counting``."""
+class RoundTrips:
+    """Round trips to the database and their time at the driver, while ``counting``: the
+    statements, and of the others the BEGIN, COMMIT and health checks (see the module's
+    docstring)."""
 
-    count: int = 0
+    trips: int = 0
+    statements: int = 0
     seconds: float = 0.0
 
     def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool, ctx: Any):
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, ctx)
-        finally:
-            self.seconds += time.perf_counter() - started
-            self.count += 1
+        from django.db import connection
+        from psycopg.pq import TransactionStatus
+
+        if (
+            not connection.get_autocommit()
+            and connection.connection.info.transaction_status == TransactionStatus.IDLE
+        ):
+            self.trips += 1  # psycopg begins the transaction first
+        self.statements += 1
+        return self.timed(execute)(sql, params, many, ctx)
+
+    def timed(self, call: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return call(*args)
+            finally:
+                self.seconds += time.perf_counter() - started
+                self.trips += 1
+
+        return counted
 
 
 @dataclass
 class StepFigures:
     wall_ms: list[float] = field(default_factory=list)
+    round_trips: list[int] = field(default_factory=list)
     statements: list[int] = field(default_factory=list)
     database_ms: list[float] = field(default_factory=list)
 
@@ -85,6 +109,7 @@ class StepFigures:
         database = statistics.median(self.database_ms)
         return {
             "wall_ms": round(wall, 2),
+            "round_trips": statistics.median(self.round_trips),
             "statements": statistics.median(self.statements),
             "database_ms": round(database, 2),
             "other_ms": round(wall - database, 2),
@@ -93,15 +118,24 @@ class StepFigures:
 
 @contextmanager
 def measured(figures: StepFigures) -> Iterator[None]:
-    from django.db import connection
+    """Time the block as a task runs it: between the task hooks' connection checks."""
+    from django.db import close_old_connections, connection
 
-    statements = Statements()
+    counting = RoundTrips()
     started = time.perf_counter()
-    with connection.execute_wrapper(statements):
+    # The health check and the commit go around the statements' wrapper: counted here.
+    with (
+        patch.object(connection, "is_usable", counting.timed(connection.is_usable)),
+        patch.object(connection, "commit", counting.timed(connection.commit)),
+        connection.execute_wrapper(counting),
+    ):
+        close_old_connections()
         yield
+        close_old_connections()
     figures.wall_ms.append((time.perf_counter() - started) * 1000)
-    figures.statements.append(statements.count)
-    figures.database_ms.append(statements.seconds * 1000)
+    figures.round_trips.append(counting.trips)
+    figures.statements.append(counting.statements)
+    figures.database_ms.append(counting.seconds * 1000)
 
 
 def new_submission(author: Any, index: int) -> str:
@@ -200,13 +234,16 @@ def main() -> None:
     rows = {label: step_figures.row() for label, step_figures in figures.items()}
     total = {
         key: round(sum(row[key] for row in rows.values()), 2)
-        for key in ("wall_ms", "statements", "database_ms", "other_ms")
+        for key in ("wall_ms", "round_trips", "statements", "database_ms", "other_ms")
     }
-    print(f"{'step':<12} {'wall ms':>8} {'stmts':>6} {'db ms':>7} {'other ms':>9} {'× trip':>7}")
+    print(
+        f"{'step':<12} {'wall ms':>8} {'trips':>6} {'stmts':>6} {'db ms':>7} {'other ms':>9}"
+        f" {'× trip':>7}"
+    )
     for label, row in [*rows.items(), ("total", total)]:
         print(
-            f"{label:<12} {row['wall_ms']:>8} {row['statements']:>6} {row['database_ms']:>7}"
-            f" {row['other_ms']:>9} {row['wall_ms'] / baseline:>7.1f}"
+            f"{label:<12} {row['wall_ms']:>8} {row['round_trips']:>6} {row['statements']:>6}"
+            f" {row['database_ms']:>7} {row['other_ms']:>9} {row['wall_ms'] / baseline:>7.1f}"
         )
     grading = grading_ms()
     print(f"one round trip (SELECT 1): {baseline:.3f} ms; grading alone: {grading}")

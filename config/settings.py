@@ -121,6 +121,9 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, its health check asking the socket before the server (no round trip
+    # per request or task while the server has said nothing): config/postgresql/base.py.
+    DATABASES["default"]["ENGINE"] = "config.postgresql"
     # Server-side binding, and a statement a connection has run this many times is prepared,
     # so PostgreSQL stops parsing and planning the pipeline's few statements again and again
     # (Django's default, None, never prepares). 0 never prepares: needed behind a pooler in

@@ -75,13 +75,14 @@ def insertion(
 ) -> tuple[str, str, list[Any]]:
     """The column list, value list and parameters of an INSERT of ``obj`` exactly as ``save()``
     would write it (defaults, ``auto_now_add``, foreign keys as ids); a primary key the
-    database generates is left to it. ``computed`` gives SQL expressions for some fields (by
-    name), e.g. an id another part of the statement returns."""
+    database generates is left to it unless ``obj`` has one already (drawn in advance with
+    ``next_id``). ``computed`` gives SQL expressions for some fields (by name), e.g. an id
+    another part of the statement returns."""
     computed = computed or {}
     fields = [
         field
         for field in type(obj)._meta.concrete_fields
-        if not (field.primary_key and field.db_returning)
+        if not (field.primary_key and field.db_returning and obj.pk is None)
     ]
     names = ", ".join(column(type(obj), field.name) for field in fields)
     expressions = ", ".join(computed.get(field.name, "%s") for field in fields)
@@ -91,6 +92,12 @@ def insertion(
         if field.name not in computed
     ]
     return names, expressions, params
+
+
+def next_id(model: type[models.Model]) -> str:
+    """A SQL expression drawing the next id of ``model``'s generated primary key: a row whose
+    id is known before it is stored can be pointed to by a write in the same statement."""
+    return f"nextval(pg_get_serial_sequence('{table(model)}', '{model._meta.pk.column}'))"
 
 
 def concrete_field_names(model: type[models.Model]) -> tuple[str, ...]:

@@ -156,6 +156,9 @@ class Judge(Protocol):
 
     provider: str
     version: str
+    reads_files: bool
+    """Whether ``judge`` reads the skill's files, or only Tier 1's report: a caller need not
+    load the files for a judge that does not read them."""
 
     def judge(self, files: SkillFiles, tier1: Tier1Report) -> Judgement: ...
 

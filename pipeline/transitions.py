@@ -246,9 +246,9 @@ def _apply_in_one_statement(
     also: Sequence[CompanionWrite],
 ) -> None:
     """The compare-and-set, the audit events (the first one's dwell time from the row itself,
-    the next ones' from the event before) and the companion writes as one statement. Its last
-    SELECT reads the snapshot the statement started from, so on a lost compare-and-set it says
-    what the state was instead."""
+    the next ones' from the event before) and the companion writes as one statement. The row
+    as the statement found it (``before``: the submission's id is passed once) also says, on a
+    lost compare-and-set, what the state was instead."""
     submission_id = prepared(Submission, "id", submission_id)
     set_sql, set_params = assignments(Submission, fields)
     rows: list[str] = []
@@ -257,13 +257,15 @@ def _apply_in_one_statement(
         values = [
             prepared(SubmissionStateEvent, name, getattr(event, _EVENT_FIELDS[name]))
             for name in _EVENT_FIELDS
+            if name != "submission"
         ]
         if index == 0:
             dwell = "(EXTRACT(EPOCH FROM (%s - before.entered)) * 1000)::float8"
             dwell_params: list[Any] = [event.created_at]
         else:
             dwell, dwell_params = "%s::float8", [_dwell_ms(events[index - 1], event)]
-        rows.append(f"SELECT {', '.join(['%s'] * len(_EVENT_FIELDS))}, {dwell} FROM moved, before")
+        placeholders = ", ".join(["%s"] * len(values))
+        rows.append(f"SELECT moved.id, {placeholders}, {dwell} FROM moved, before")
         row_params += [*values, *dwell_params]
     preludes: list[tuple[int, tuple[str, list[Any]]]] = [
         (index, part)
@@ -277,28 +279,27 @@ def _apply_in_one_statement(
     sql = (
         "WITH "
         + "".join(f"prelude_{index} AS ({part}), " for index, (part, _) in preludes)
-        + f"before AS (SELECT {column(Submission, 'state_changed_at')} AS entered"
+        + f"before AS (SELECT id, {column(Submission, 'state')} AS state,"
+        f" {column(Submission, 'state_changed_at')} AS entered"
         f" FROM {table(Submission)} WHERE id = %s),"
         f" moved AS (UPDATE {table(Submission)} SET {set_sql}"
-        f" WHERE id = %s AND {column(Submission, 'state')} = %s RETURNING id),"
+        f" WHERE id = (SELECT id FROM before) AND {column(Submission, 'state')} = %s"
+        " RETURNING id),"
         f" event AS (INSERT INTO {table(SubmissionStateEvent)}"
         f" ({', '.join(column(SubmissionStateEvent, name) for name in _EVENT_FIELDS)},"
         f" {column(SubmissionStateEvent, 'dwell_ms')}) {' UNION ALL '.join(rows)}"
         f" RETURNING id, dwell_ms, {created_at})"
         + "".join(f", companion_{index} AS ({part})" for index, (part, _) in enumerate(companions))
-        + f" SELECT event.id, event.dwell_ms, (SELECT {column(Submission, 'state')}"
-        f" FROM {table(Submission)} WHERE id = %s) FROM (SELECT 1) AS one"
+        + " SELECT event.id, event.dwell_ms, (SELECT state FROM before) FROM (SELECT 1) AS one"
         f" LEFT JOIN event ON true ORDER BY event.{created_at}, event.id"
     )
     params: list[Any] = [
         *(param for _, (_, part_params) in preludes for param in part_params),
         submission_id,
         *set_params,
-        submission_id,
         from_state,
         *row_params,
         *(param for _, part_params in companions for param in part_params),
-        submission_id,
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

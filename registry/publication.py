@@ -1,10 +1,12 @@
 """The reads and writes of a publication, in the order ``services.publish_version`` makes them.
 
 A publication is on the pipeline's hot path (once per published submission), so on PostgreSQL
-each of the three parts below is at most one statement; elsewhere the ORM makes them one by
-one. Both give the same rows and the same answers (the tests run both). The rules — which version is
-latest, how versions are numbered, what a quarantine means — stay in ``services``; this module
-only fetches and stores.
+each of the three parts below is at most one statement, and the last one none when the caller
+stores the new version with a write of its own (the pipeline: with the submission's transition;
+the lock draws the version's id for that); elsewhere the ORM makes them one by one. Both give
+the same rows and the same answers (the tests run both). The rules — which version is latest,
+how versions are numbered, what a quarantine means — stay in ``services``; this module only
+fetches and stores.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from config.statements import (
     concrete_field_names,
     insertion,
     instance,
+    next_id,
     prepared,
     single_statements,
     table,
@@ -39,6 +42,11 @@ class LockedSkill:
     """The version the publishing submission already created (publish ran before)."""
     quarantined_twin_id: int | None
     """A quarantined version, in any skill, of exactly the files being published."""
+    new_version_id: int | None = None
+    """The id a new version of this publication takes, drawn once the lock is held, so a skill's
+    versions are numbered in the order their publications take the lock; unused when the
+    publication reuses a version (ids have gaps anyway). None on the one-by-one path, where
+    the database gives the id when the version is stored."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,9 @@ def lock_skill(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> Lock
         f" ON CONFLICT ({owner}, {name}) DO UPDATE SET {owner} = EXCLUDED.{owner}"
         f" RETURNING {', '.join(column(Skill, field) for field in fields)}, xmax = 0 AS created)"
         f" SELECT skill.*, (SELECT id FROM {table(SkillVersion)}"
-        f" WHERE {column(SkillVersion, 'submission')} = %s), ({_QUARANTINED_TWIN}) FROM skill"
+        f" WHERE {column(SkillVersion, 'submission')} = %s), ({_QUARANTINED_TWIN}),"
+        # Drawn for the row the insert returned, so after the lock.
+        f" {next_id(SkillVersion)} FROM skill"
     )
     with connection.cursor() as cursor:
         cursor.execute(
@@ -92,6 +102,34 @@ _QUARANTINED_TWIN = (
     f" AND {column(SkillVersion, 'status')} = %s"
     f" ORDER BY {column(SkillVersion, 'skill')}, id DESC LIMIT 1"
 )
+
+
+def first_ids(owner: str, name: str, bundle: str) -> dict[str, str]:
+    """SQL expressions, over a row of the caller's (``owner``, ``name`` and ``bundle`` are its
+    expressions of the skill's owner and name and the bundle's sha256), drawing the ids of a new
+    skill and of its first version when the publication can be the skill's first and nothing
+    more: no skill has the name, and no version of exactly these files is quarantined (that one
+    takes the locking path, which quarantines it at once). NULL otherwise, and always on the
+    one-by-one path.
+
+    With them a first publication needs no lock: its skill, version and first event are
+    inserted in one statement (``services.first_publication``), and a skill of that name
+    created meanwhile makes the insert fail on the unique name, for the caller to take the
+    locking path. A skill's first version is its first whatever its id, and every later one
+    draws its id under the lock, after it."""
+    if not single_statements():
+        return {"first_skill_id": "NULL", "first_version_id": "NULL"}
+    first = (
+        f"NOT EXISTS (SELECT 1 FROM {table(Skill)} WHERE {column(Skill, 'owner')} = {owner}"
+        f" AND {column(Skill, 'name')} = {name})"
+        f" AND NOT EXISTS (SELECT 1 FROM {table(SkillVersion)}"
+        f" WHERE {column(SkillVersion, 'bundle')} = {bundle}"
+        f" AND {column(SkillVersion, 'status')} = '{VersionStatus.QUARANTINED.value}')"
+    )
+    return {
+        "first_skill_id": f"CASE WHEN {first} THEN {next_id(Skill)} END",
+        "first_version_id": f"CASE WHEN {first} THEN {next_id(SkillVersion)} END",
+    }
 
 
 def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> LockedSkill:
@@ -154,7 +192,8 @@ def _neighbours_one_by_one(locked: LockedSkill) -> Neighbours:
 
 def create_version(version: SkillVersion, first_event: VersionEvent) -> SkillVersion:
     """Store ``version`` (unsaved, its skill set) with ``first_event`` (unsaved) as its trail's
-    first entry; returns the stored version."""
+    first entry; returns the stored version. (A caller that stores them with a write of its own
+    instead is given them by ``services.publish_version``.)"""
     if not single_statements():
         version.save()
         first_event.version = version

@@ -141,9 +141,12 @@ class PublicationRequest:
 class Publication:
     version: SkillVersion
     created: bool
+    unsaved: tuple[SkillVersion, VersionEvent] | None = None
+    """A new version and its first event, their ids drawn but not stored, when the caller asked
+    to store them itself (see ``publish_version``); None once they are stored."""
 
 
-def publish_version(request: PublicationRequest) -> Publication:
+def publish_version(request: PublicationRequest, *, caller_stores: bool = False) -> Publication:
     """Give the request's bundle its version, inside the caller's transaction.
 
     The skill row is locked, so concurrent publications of one skill are serialised. A request
@@ -155,6 +158,11 @@ def publish_version(request: PublicationRequest) -> Publication:
     - a bundle that is quarantined anywhere in the registry (same sha256) gets its new version
       quarantined at once by the system, citing the original quarantine: a quarantine cannot be
       bypassed by submitting the same files again. Security restores it like any other.
+
+    With ``caller_stores``, a new version that needs nothing more than storing is left to the
+    caller in ``Publication.unsaved``, to store with its own next write (one statement instead
+    of two: the pipeline stores it with the submission's transition to PUBLISHED), in the same
+    transaction. Where ids are not drawn in advance (the one-by-one path) it is stored here.
     """
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("publish_version must run inside the caller's transaction")
@@ -166,39 +174,71 @@ def publish_version(request: PublicationRequest) -> Publication:
     around = publication.neighbours(locked)
     if around.latest_id is not None and around.latest_bundle == request.bundle_sha256:
         return Publication(_version(around.latest_id), created=False)
-    version = publication.create_version(
-        SkillVersion(
-            skill=locked.skill,
-            version=versions.next_version(around.newest_number, request.declared_version),
-            bundle_id=request.bundle_sha256,
-            submission_id=request.submission_id,
-            submitter_id=request.submitter_id,
-            channel=request.channel,
-            tier1_result_id=request.tier1_result_id,
-            tier2_result_id=request.tier2_result_id,
-        ),
-        lifecycle.publication_event(
-            lifecycle.Actor.system("pipeline")
-            if request.approved_by is None
-            else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT)
-        ),
+    version, first_event = _new_version(
+        request,
+        locked.skill,
+        versions.next_version(around.newest_number, request.declared_version),
+        locked.new_version_id,
     )
     if around.quarantined_twin_id is not None:
+        version = publication.create_version(version, first_event)
         twin = _version(around.quarantined_twin_id)
         reason = f"its files are identical to {twin}, which is quarantined: {twin.status_reason}"
         lifecycle.quarantine(
             version.pk, lifecycle.Actor.system(), reason[: lifecycle.REASON_MAX_LENGTH]
         )
         version.refresh_from_db()
-    elif locked.skill.description != request.description:
+        return Publication(version, created=True)
+    if locked.skill.description != request.description:
         locked.skill.description = request.description
         locked.skill.save(update_fields=["description", "updated_at"])
-    return Publication(version, created=True)
+    if caller_stores and version.pk is not None:
+        return Publication(version, created=True, unsaved=(version, first_event))
+    return Publication(publication.create_version(version, first_event), created=True)
 
 
-def _new_skill(request: PublicationRequest) -> Skill:
+def first_publication(
+    request: PublicationRequest, skill_id: int, version_id: int
+) -> tuple[Skill, SkillVersion, VersionEvent]:
+    """The rows of the skill's first publication, unsaved, their ids drawn beforehand
+    (``publication.first_ids``): the skill, its first version and the version's first event,
+    for the caller to insert in one statement with its own write. Inserting the skill fails on
+    its unique name if another publication created it meanwhile: ``publish_version`` then."""
+    skill = _new_skill(request, skill_id)
+    version, first_event = _new_version(
+        request, skill, versions.next_version(None, request.declared_version), version_id
+    )
+    return skill, version, first_event
+
+
+def _new_version(
+    request: PublicationRequest, skill: Skill, number: str, version_id: int | None
+) -> tuple[SkillVersion, VersionEvent]:
+    """A new version of ``skill`` numbered ``number`` and its first event, unsaved."""
+    version = SkillVersion(
+        pk=version_id,
+        skill=skill,
+        version=number,
+        bundle_id=request.bundle_sha256,
+        submission_id=request.submission_id,
+        submitter_id=request.submitter_id,
+        channel=request.channel,
+        tier1_result_id=request.tier1_result_id,
+        tier2_result_id=request.tier2_result_id,
+    )
+    first_event = lifecycle.publication_event(
+        lifecycle.Actor.system("pipeline")
+        if request.approved_by is None
+        else lifecycle.Actor(request.approved_by, VersionEvent.ActorType.ACCOUNT)
+    )
+    first_event.version = version
+    return version, first_event
+
+
+def _new_skill(request: PublicationRequest, skill_id: int | None = None) -> Skill:
     """The skill row a first publication under this name creates."""
     return Skill(
+        pk=skill_id,
         owner=request.owner,
         name=request.name,
         origin=request.origin,

@@ -13,9 +13,25 @@ JUDGE_NAMES = ("heuristic", "openai")
 _ALIASES = {"llm": "openai", "openai-compatible": "openai"}
 
 
-def get_judge(name: str | None = None) -> Judge:
+def _chosen(name: str | None) -> str:
     chosen = (name or settings.SKILLGATE_JUDGE).strip().lower()
-    chosen = _ALIASES.get(chosen, chosen)
+    return _ALIASES.get(chosen, chosen)
+
+
+def judge_reads_files(name: str | None = None) -> bool:
+    """Whether the judge ``get_judge(name)`` gives reads the skill's files (see
+    ``Judge.reads_files``), known without making it; True for a name ``get_judge`` refuses, so
+    that its refusal comes where it always did."""
+    judges: dict[str, type[HeuristicJudge | OpenAICompatibleJudge]] = {
+        "heuristic": HeuristicJudge,
+        "openai": OpenAICompatibleJudge,
+    }
+    judge = judges.get(_chosen(name))
+    return judge is None or judge.reads_files
+
+
+def get_judge(name: str | None = None) -> Judge:
+    chosen = _chosen(name)
     pass_min = settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE
     concerns_min = settings.SKILLGATE_REVIEW_MIN_SCORE
     if chosen == "heuristic":

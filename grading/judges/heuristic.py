@@ -35,6 +35,7 @@ from grading.types import Concern, Finding, Judgement, SkillFiles, Tier1Report
 
 class HeuristicJudge:
     provider = "heuristic"
+    reads_files = False  # Tier 1's findings are its evidence
 
     def __init__(
         self, pass_min: int = 80, concerns_min: int = 60, weights: Weights | None = None

@@ -45,6 +45,7 @@ MAX_OUTPUT_TOKENS = 2000
 
 class OpenAICompatibleJudge:
     provider = "openai"
+    reads_files = True
 
     def __init__(
         self,

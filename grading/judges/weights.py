@@ -13,7 +13,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +51,9 @@ class Weights:
         if negative or not all(math.isfinite(v) for v in self.coefficients.values()):
             raise WeightsError(f"weights must be finite and non-negative: {', '.join(negative)}")
 
-    @property
+    @cached_property
     def digest(self) -> str:
+        """Computed once per weights: every judge made (one per judgement) is versioned by it."""
         decisive = {
             "feature_set": self.feature_set,
             "intercept": self.intercept,

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from config.statements import column, converted, table
 from grading import policy, tier1
-from grading.judges import get_judge
+from grading.judges import get_judge, judge_reads_files
 from grading.records import Thresholds, Tier2Record, decode_tier1
 from grading.types import Decision, Finding, Judgement, Tier1Report
 from pipeline import workflow
@@ -40,7 +40,7 @@ from pipeline.services.attempts import (
     start_attempt,
 )
 from pipeline.services.intake import take_in
-from pipeline.services.publishing import Verdict, publish, verdict_reads
+from pipeline.services.publishing import PublicationReads, publication_reads, publish
 from pipeline.signals import submission_needs_review
 from pipeline.sources.errors import SourceRejected
 from pipeline.states import TERMINAL_STATES, State
@@ -123,8 +123,16 @@ def run_scan(submission_id: str, context: StepContext) -> None:
 
 def run_judge(submission_id: str, context: StepContext) -> None:
     """Tier 2: the judge's score and the decision policy pick AUTO_APPROVED, NEEDS_REVIEW or
-    REJECTED."""
-    started = start_attempt(submission_id, context, workflow.JUDGE.stages, _FILES, _tier1_read())
+    REJECTED. The skill's files are read only for a judge that reads them (the heuristic judge
+    weighs Tier 1's findings alone)."""
+    reads_files = judge_reads_files()
+    started = start_attempt(
+        submission_id,
+        context,
+        workflow.JUDGE.stages,
+        _FILES if reads_files else (),
+        _tier1_read(),
+    )
     if started is None:
         return
     submission = started.submission
@@ -132,7 +140,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
         report = _stored_tier1(started)
         if report is None:
             raise ScanResult.DoesNotExist(f"submission {submission.pk} has no Tier 1 result")
-        judgement = get_judge().judge(_scan_input(submission), report)
+        judgement = get_judge().judge(_scan_input(submission) if reads_files else {}, report)
         thresholds = Thresholds(
             settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE, settings.SKILLGATE_REVIEW_MIN_SCORE
         )
@@ -169,7 +177,7 @@ def run_judge(submission_id: str, context: StepContext) -> None:
 def run_publish(submission_id: str, context: StepContext) -> None:
     """AUTO_APPROVED / VENDOR_APPROVED → PUBLISHED with its version assigned."""
     started = start_attempt(
-        submission_id, context, workflow.PUBLISH.stages, _MANIFEST, verdict_reads()
+        submission_id, context, workflow.PUBLISH.stages, _MANIFEST, publication_reads()
     )
     if started is None:
         return
@@ -187,7 +195,7 @@ def run_publish(submission_id: str, context: StepContext) -> None:
                 Actor.system(),
                 "publish-complete",
                 also=(Succeeded(started.attempt),),
-                verdict=Verdict(**started.read),
+                reads=PublicationReads(**started.read),
             )
         except TransitionConflict as conflict:
             logger.info("publish of %s skipped: %s", submission.pk, conflict)

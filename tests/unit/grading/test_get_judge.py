@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grading.judges import get_judge
+from grading.judges import get_judge, judge_reads_files
 from grading.judges.heuristic import HeuristicJudge
 from grading.judges.llm import OpenAICompatibleJudge
 
@@ -34,3 +34,13 @@ def test_an_explicit_name_overrides_the_setting(settings) -> None:
 def test_an_unknown_judge_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown judge"):
         get_judge("oracle")
+
+
+@pytest.mark.parametrize(("name", "reads_files"), [("heuristic", False), ("llm", True)])
+def test_whether_a_judge_reads_the_files_is_known_without_making_it(name, reads_files) -> None:
+    assert judge_reads_files(name) is reads_files
+    assert get_judge(name).reads_files is reads_files
+
+
+def test_an_unknown_judge_is_taken_to_read_the_files_and_refused_when_made() -> None:
+    assert judge_reads_files("oracle") is True

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from pipeline.models import ScanResult, SubmissionStateEvent
 from pipeline.outcomes import Outcome, OutcomeCode
@@ -10,7 +12,7 @@ from pipeline.services import steps
 from pipeline.services.attempts import StepContext
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
-from registry.models import SkillVersion
+from registry.models import BundleSnapshot, SkillVersion
 from tests.support.skills import benign_files, tier1_failing_files
 from tests.unit.pipeline.factories import submission_in
 
@@ -190,3 +192,17 @@ def test_a_published_version_starts_with_the_results_that_approved_it(make_user)
         results[ScanResult.Tier.TIER1],
         results[ScanResult.Tier.TIER2],
     )
+
+
+def test_the_heuristic_judge_step_does_not_load_the_files(make_user, settings):
+    settings.SKILLGATE_JUDGE = "heuristic"
+    submission = submission_in(State.RECEIVED, make_user())
+    steps.run_intake_and_scan(str(submission.pk), ctx("pipeline.scan"))
+
+    with CaptureQueriesContext(connection) as captured:
+        steps.run_judge(str(submission.pk), ctx("pipeline.judge"))
+
+    submission.refresh_from_db()
+    assert submission.state == State.AUTO_APPROVED
+    bundles = BundleSnapshot._meta.db_table
+    assert not [q["sql"] for q in captured.captured_queries if bundles in q["sql"]]

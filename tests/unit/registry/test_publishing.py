@@ -10,7 +10,7 @@ from django.db import connection, transaction
 
 from pipeline.services.publishing import publication_request as pipeline_publication_request
 from pipeline.services.publishing import publish as publish_submission
-from pipeline.services.publishing import verdict_of
+from pipeline.services.publishing import read_for_publication
 from pipeline.states import State
 from pipeline.transitions import Actor as PipelineActor
 from registry import lifecycle, publication, selectors
@@ -197,7 +197,10 @@ def test_a_submission_published_twice_gets_its_version_back(make_user):
     user = make_user()
     submission = submission_in(State.AUTO_APPROVED, user, files=benign_files())
     request = pipeline_publication_request(
-        submission, SkillVersion.Channel.AUTOMATIC, PipelineActor.system(), verdict_of(submission)
+        submission,
+        SkillVersion.Channel.AUTOMATIC,
+        PipelineActor.system(),
+        read_for_publication(submission),
     )
     with transaction.atomic():
         first = registry_services.publish_version(request)
