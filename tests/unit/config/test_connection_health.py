@@ -13,8 +13,12 @@ pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
 @pytest.fixture(autouse=True)
-def _postgresql() -> None:
+def _fresh_connection() -> None:
+    """A connection opened now: one an earlier test opened may be past its maximum age, and
+    Django replaces such a connection whatever its health."""
     assert connection.vendor == "postgresql", "the health check is PostgreSQL's"
+    connection.close()
+    connection.ensure_connection()
 
 
 @pytest.fixture
