@@ -141,16 +141,8 @@ def _item(op: str, argument: Any) -> _Info:
 
 
 def _char_class(members: list[tuple[Any, Any]]) -> Literals | None:
-    chars: set[str] = set()
-    for op, argument in members:
-        name = str(op)
-        if name == "LITERAL":
-            chars.add(chr(argument))
-        elif name == "RANGE" and argument[1] - argument[0] < MAX_CLASS:
-            chars.update(chr(code) for code in range(argument[0], argument[1] + 1))
-        else:
-            return None  # negation, categories, wide ranges
-    if len(chars) > MAX_CLASS or not all(char.isascii() for char in chars):
+    chars = _class_members(members, max_range=MAX_CLASS)
+    if chars is None or len(chars) > MAX_CLASS or not all(char.isascii() for char in chars):
         return None
     return frozenset(char.lower() for char in chars)
 
@@ -283,15 +275,17 @@ MAX_GATE_RANGE = 256
 concerned (a gate of thousands of characters would reject nothing)."""
 
 
-def _class_members(members: list[tuple[Any, Any]]) -> set[str] | None:
+def _class_members(
+    members: list[tuple[Any, Any]], max_range: int = MAX_GATE_RANGE
+) -> set[str] | None:
     """Every character of a class made of characters and ranges (``[A-Z_.]``), as written; None
-    for negated classes, categories (``\\w``) and wide ranges."""
+    for negated classes, categories (``\\w``) and ranges of ``max_range`` characters or more."""
     chars: set[str] = set()
     for op, argument in members:
         name = str(op)
         if name == "LITERAL":
             chars.add(chr(argument))
-        elif name == "RANGE" and argument[1] - argument[0] < MAX_GATE_RANGE:
+        elif name == "RANGE" and argument[1] - argument[0] < max_range:
             chars.update(chr(code) for code in range(argument[0], argument[1] + 1))
         else:
             return None

@@ -69,15 +69,20 @@ def publish_reading_with_the_submission(submission: Submission) -> SkillVersion:
     )
 
 
-def test_a_skills_first_publication_is_one_statement(make_user):
-    submission = submission_in(State.AUTO_APPROVED, make_user())
+def statements_publishing(submission: Submission) -> list[str]:
+    """The statements publishing runs, what it reads having come with the submission."""
     reads = read_for_publication(submission)
-
-    statements = statements_of(
+    return statements_of(
         lambda: publish(
             submission, SkillVersion.Channel.AUTOMATIC, Actor.system(), "publish", reads=reads
         )
     )
+
+
+def test_a_skills_first_publication_is_one_statement(make_user):
+    submission = submission_in(State.AUTO_APPROVED, make_user())
+
+    statements = statements_publishing(submission)
 
     assert len(statements) == 1, statements
     submission.refresh_from_db()
@@ -92,13 +97,8 @@ def test_a_new_version_of_a_skill_is_stored_with_the_transition_once_the_skill_i
     user = make_user()
     publish_reading_with_the_submission(submission_in(State.AUTO_APPROVED, user))
     submission = submission_in(State.AUTO_APPROVED, user, files=benign_files(body="Now with tags."))
-    reads = read_for_publication(submission)
 
-    statements = statements_of(
-        lambda: publish(
-            submission, SkillVersion.Channel.AUTOMATIC, Actor.system(), "publish", reads=reads
-        )
-    )
+    statements = statements_publishing(submission)
 
     # The lock (with the versions' numbers read) and the version stored with the transition.
     assert len(statements) == 3, statements
