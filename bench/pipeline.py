@@ -12,9 +12,13 @@ against bare 3-task Celery chains of no-op tasks on the same broker, in the same
 3. paced: N submissions created at RATE per second with the workers consuming → end-to-end
    p50/p95 (created → PUBLISHED), creation included.
 
-Throughputs are the median of ``--repeats`` alternating runs. The last line is a JSON object
-with ``throughput_ratio`` (pipeline / bare), ``e2e_p50_s``,
-``e2e_p95_s`` and the raw figures. Targets: ratio ≥ 0.5; p95 ≤ 2 s at 20 submissions/s.
+Throughputs are the median of ``--repeats`` alternating runs. During both drains the CPU time
+of every worker process, of PostgreSQL, of RabbitMQ and of this process is read from ``/proc``
+(``bench/_cpu.py``) and printed per submission and per bare chain, summed over the repeats: the
+ratio's why. Both include the workers' start-up (the same for both phases). The last line is a
+JSON object with ``throughput_ratio`` (pipeline / bare), ``e2e_p50_s``, ``e2e_p95_s``,
+``cpu_ms_per_submission``, ``cpu_ms_per_bare_chain`` and the raw figures. Targets: ratio ≥ 0.5;
+p95 ≤ 2 s at 20 submissions/s.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._cpu import ROLES, CpuSampler  # noqa: E402
 from bench._setup import (  # noqa: E402
     DEFAULT_BROKER_URL,
     DEFAULT_DATABASE_URL,
@@ -178,6 +183,25 @@ def drain_seconds(ids: list[str]) -> float:
     return (last["t"] - first["t"]).total_seconds()
 
 
+def add_up(totals: dict[str, float], seconds: dict[str, float]) -> None:
+    for role, value in seconds.items():
+        totals[role] = totals.get(role, 0.0) + value
+
+
+def per_item_ms(seconds: dict[str, float], items: int) -> dict[str, float]:
+    return {role: round(seconds.get(role, 0.0) * 1000 / items, 2) for role in ROLES}
+
+
+def print_cpu(pipeline: dict[str, float], bare: dict[str, float]) -> None:
+    """CPU milliseconds per submission and per bare chain, by role, with the difference: the
+    pipeline's own cost, and whose it is."""
+    print(f"{'CPU ms':<14} {'per submission':>15} {'per bare chain':>15} {'difference':>11}")
+    for role in (*ROLES, "total"):
+        ours = sum(pipeline.values()) if role == "total" else pipeline[role]
+        theirs = sum(bare.values()) if role == "total" else bare[role]
+        print(f"{role:<14} {ours:>15.2f} {theirs:>15.2f} {ours - theirs:>+11.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=1000, help="submissions (and bare chains)")
@@ -203,17 +227,23 @@ def main() -> None:
     timeout = max(120, args.n)
 
     pipeline_runs, bare_runs = [], []
+    pipeline_cpu: dict[str, float] = {}
+    bare_cpu: dict[str, float] = {}
     for repeat in range(args.repeats):
         backlog_ids = create_submissions(args.n, None, author, f"b{run}{repeat}")
-        workers = start_workers(env)
-        try:
-            wait_published(backlog_ids, timeout)
-        finally:
-            stop_workers(workers)
+        with CpuSampler() as cpu:
+            workers = start_workers(env)
+            try:
+                wait_published(backlog_ids, timeout)
+            finally:
+                stop_workers(workers)
+        add_up(pipeline_cpu, cpu.seconds)
         pipeline_runs.append(args.n / drain_seconds(backlog_ids))
 
         queue_bare_chains(app, args.n)
-        bare_runs.append(args.n / drain_bare_chains(app, args.n, env, timeout))
+        with CpuSampler() as cpu:
+            bare_runs.append(args.n / drain_bare_chains(app, args.n, env, timeout))
+        add_up(bare_cpu, cpu.seconds)
     pipeline_throughput = statistics.median(pipeline_runs)
     bare_throughput = statistics.median(bare_runs)
 
@@ -239,12 +269,15 @@ def main() -> None:
         "e2e_p50_s": round(cuts[49], 3),
         "e2e_p95_s": round(cuts[94], 3),
         "e2e_max_s": round(latencies[-1], 3),
+        "cpu_ms_per_submission": per_item_ms(pipeline_cpu, args.n * args.repeats),
+        "cpu_ms_per_bare_chain": per_item_ms(bare_cpu, args.n * args.repeats),
     }
     print(f"pipeline (drain)   {figures['pipeline_per_s']:>8} submissions/s")
     print(f"bare 3-task chains {figures['bare_chains_per_s']:>8} chains/s")
     print(f"ratio              {figures['throughput_ratio']:>8}")
     print(f"end to end at {args.rate:g}/s  p50 {figures['e2e_p50_s']} s  "
           f"p95 {figures['e2e_p95_s']} s  max {figures['e2e_max_s']} s")  # fmt: skip
+    print_cpu(figures["cpu_ms_per_submission"], figures["cpu_ms_per_bare_chain"])
     print(json.dumps(figures))
 
 
