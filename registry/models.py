@@ -56,7 +56,10 @@ class GradingResult(models.Model):
         TIER1 = 1, "Tier 1 (rules)"
         TIER2 = 2, "Tier 2 (judge)"
 
-    bundle = models.ForeignKey(BundleSnapshot, on_delete=models.PROTECT, related_name="results")
+    # No index of its own: one_result_per_grader leads with it (one index less per result).
+    bundle = models.ForeignKey(
+        BundleSnapshot, on_delete=models.PROTECT, related_name="results", db_index=False
+    )
     tier = models.PositiveSmallIntegerField(choices=Tier.choices)
     catalogue_version = models.CharField(
         max_length=64, help_text="Content hash of the Tier 1 rule catalogue that ran."
@@ -170,7 +173,10 @@ class SkillVersion(models.Model):
 
     Status = VersionStatus
 
-    skill = models.ForeignKey(Skill, on_delete=models.PROTECT, related_name="versions")
+    # No index of its own: skill_version_unique and skill_version_latest lead with it.
+    skill = models.ForeignKey(
+        Skill, on_delete=models.PROTECT, related_name="versions", db_index=False
+    )
     version = models.CharField(max_length=64)
     bundle = models.ForeignKey(BundleSnapshot, on_delete=models.PROTECT, related_name="+")
     submission = models.OneToOneField(
@@ -254,7 +260,10 @@ class VersionEvent(models.Model):
         ACCOUNT = "account"
         SYSTEM = "system"
 
-    version = models.ForeignKey(SkillVersion, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: version_event_by_version leads with it.
+    version = models.ForeignKey(
+        SkillVersion, on_delete=models.PROTECT, related_name="events", db_index=False
+    )
     # Empty for the publication, which has no status before it.
     from_status = models.CharField(max_length=12, choices=VersionStatus.choices, blank=True)
     to_status = models.CharField(max_length=12, choices=VersionStatus.choices)

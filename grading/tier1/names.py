@@ -12,6 +12,7 @@ review.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,13 +28,29 @@ def well_known() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def _by_length(known: frozenset[str]) -> dict[int, tuple[str, ...]]:
-    """Known names by length, each bucket sorted: a typo differs in length by one at most, and
-    the name reported must not vary by run."""
-    buckets: dict[int, list[str]] = {}
-    for name in sorted(known):
-        buckets.setdefault(len(name), []).append(name)
-    return {length: tuple(names) for length, names in buckets.items()}
+def _typo_index(known: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Every string one edit away from a known name (two neighbours swapped, a letter dropped,
+    a letter doubled), with the names it is one edit from, shortest first and then
+    alphabetically (the name reported must not vary by run). A token is then checked with one
+    lookup, not against every known name of a similar length: the index proposes,
+    ``is_typo_of`` decides."""
+    index: dict[str, set[str]] = {}
+    for name in known:
+        for variant in _one_edit_away(name):
+            index.setdefault(variant, set()).add(name)
+    return {
+        variant: tuple(sorted(names, key=lambda name: (len(name), name)))
+        for variant, names in index.items()
+    }
+
+
+def _one_edit_away(name: str) -> Iterator[str]:
+    for index in range(len(name) - 1):
+        yield name[:index] + name[index + 1] + name[index] + name[index + 2 :]
+    for index in range(len(name)):
+        yield name[:index] + name[index + 1 :]
+    for index in range(1, len(name) + 1):
+        yield name[:index] + name[index - 1] + name[index:]
 
 
 def imitated(name: str) -> str | None:
@@ -55,11 +72,9 @@ def imitated(name: str) -> str | None:
 def _near_miss(token: str, known: frozenset[str]) -> str | None:
     if len(token) < _MIN_LENGTH or _is_known(token, known):
         return None
-    buckets = _by_length(known)
-    for length in (len(token) - 1, len(token), len(token) + 1):
-        for candidate in buckets.get(length, ()):
-            if is_typo_of(token, candidate):
-                return candidate
+    for candidate in _typo_index(known).get(token, ()):
+        if is_typo_of(token, candidate):
+            return candidate
     return None
 
 

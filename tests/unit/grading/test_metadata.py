@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grading.tier1 import scan
-from grading.tier1.names import imitated, is_typo_of
+from grading.tier1.names import imitated, is_typo_of, well_known
 
 from .conftest import rule_ids, skill_md
 
@@ -66,6 +70,49 @@ def test_names_imitating_well_known_ones_are_flagged(name: str, target: str) -> 
     assert imitated(name) == target
     report = scan({"SKILL.md": skill_md("Helper.", name=name)})
     assert "supply-chain.typosquat-name" in rule_ids(report)
+
+
+def typo_of_any_known_name(name: str) -> str | None:
+    """The specification: for the whole name, then each of its parts, the shortest (then
+    alphabetically first) known name it is a typo of, checking every known name."""
+    known = well_known()
+    if name in known:
+        return None
+    for token in [name, *re.split(r"[-_.\s/]+", name)]:
+        if len(token) < 5 or any(form in known for form in (token, token.rstrip("s"), token + "s")):
+            continue
+        matches = [candidate for candidate in known if is_typo_of(token, candidate)]
+        if matches:
+            return min(matches, key=lambda candidate: (len(candidate), candidate))
+    return None
+
+
+KNOWN = sorted(well_known())
+LETTERS = "abcdefghijklmnopqrstuvwxyz-"
+
+
+@st.composite
+def near_known_names(draw: st.DrawFn) -> str:
+    """A known name with one to two random edits (swaps, drops, doublings, substitutions)."""
+    name = list(draw(st.sampled_from(KNOWN)))
+    for _ in range(draw(st.integers(1, 2))):
+        at = draw(st.integers(0, len(name) - 1))
+        edit = draw(st.sampled_from(["swap", "drop", "double", "replace"]))
+        if edit == "swap" and at + 1 < len(name):
+            name[at], name[at + 1] = name[at + 1], name[at]
+        elif edit == "drop" and len(name) > 1:
+            del name[at]
+        elif edit == "double":
+            name.insert(at, name[at])
+        else:
+            name[at] = draw(st.sampled_from(LETTERS))
+    return "".join(name)
+
+
+@settings(max_examples=600, deadline=None)
+@given(near_known_names())
+def test_a_name_is_reported_as_checking_every_known_name_would(name: str) -> None:
+    assert imitated(name) == typo_of_any_known_name(name)
 
 
 @pytest.mark.parametrize(
