@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bench._cpu import BENCHMARK, POSTGRESQL, RABBITMQ, WORKER_MAIN, WORKER_POOL, CpuSampler, role
@@ -26,8 +27,9 @@ def test_a_process_that_exits_inside_the_block_keeps_the_cpu_it_used() -> None:
 def test_cpu_used_before_the_block_is_not_counted() -> None:
     process = subprocess.Popen([sys.executable, "-c", BUSY + "time.sleep(5)\n"])
     try:
-        while role_seconds(process.pid) < 0.6:
-            pass
+        deadline = time.monotonic() + 30
+        while cpu_seconds_of(process.pid) < 0.6 and time.monotonic() < deadline:
+            time.sleep(0.02)
         with CpuSampler(busy_role, interval=0.05) as cpu:
             subprocess.run([sys.executable, "-c", "import time; time.sleep(0.2)"], check=True)
         assert cpu.seconds.get("busy", 0.0) < 0.1
@@ -36,7 +38,7 @@ def test_cpu_used_before_the_block_is_not_counted() -> None:
         process.wait()
 
 
-def role_seconds(pid: int) -> float:
+def cpu_seconds_of(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
