@@ -17,8 +17,8 @@ the drain a second after the other, no first connections in its figures.
    p50/p95 (created → PUBLISHED), creation included.
 
 Phases 1 and 2 alternate ``--repeats`` times; the ratio is the median of the pairs' ratios
-(each pair ran minutes apart at most, so a machine that slows down for a while moves both
-sides of a pair), printed with every pair's ratio and the spread. During both drains the CPU
+(a pair runs within a minute or two, so a machine that slows down for a while moves both of
+its sides), printed with every pair's ratio. During both drains the CPU
 time of every worker process, of PostgreSQL, of RabbitMQ and of this process is read from
 ``/proc`` (``bench/_cpu.py``) and printed per submission and per bare chain: the ratio's why.
 The last line is a JSON object with ``throughput_ratio``, ``pair_ratios``, ``e2e_p50_s``,
