@@ -399,6 +399,8 @@ def publish_submission(publish, submission, trigger: str, reviewer) -> None:
 def seed(total: int) -> None:
     from django.db import connection, transaction
 
+    from pipeline.rollups import fold_pending
+
     print(f"seeding {total:,} submissions …", flush=True)
     started = time.monotonic()
     with connection.cursor() as cursor:
@@ -427,12 +429,16 @@ def seed(total: int) -> None:
             count = max(1, round(total * share))
             _copy_kind(cursor, index, kind, count, templates[kind], path)
             print(f"  {kind:<18} {count:>9,}  ({time.monotonic() - started:.0f} s)", flush=True)
+    folding = time.monotonic()
+    print(f"  figures: {fold_pending():,} noted changes folded "
+          f"({time.monotonic() - folding:.0f} s)", flush=True)  # fmt: skip
     with connection.cursor() as cursor:
         for table in (
             "pipeline_submission",
             "pipeline_submissionstateevent",
             "pipeline_scanresult",
             "pipeline_processingattempt",
+            "pipeline_figurechange",
             "pipeline_deadletter",
             "reviews_review",
             "reviews_reviewcategory",

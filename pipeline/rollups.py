@@ -1,6 +1,10 @@
-"""Reading the figures the database keeps as the data changes (pipeline.models, maintained by
-the triggers of migration 0013): a few hundred small rows instead of a million submissions and
-their events, so every operator view costs what it shows, not the history.
+"""Reading the figures the database keeps as the data changes (pipeline.models): a few hundred
+small rows instead of a million submissions and their events, so every operator view costs what
+it shows, not the history.
+
+On PostgreSQL the tables' triggers note each change in a log and a fold adds the log to the
+figures (migration 0020): every reader here folds first, so what it reads includes every change
+committed before it; folds are serialised and count each change once. SQLite counts in place.
 
 Counts are exact. Latency percentiles are estimated from fixed log-spaced buckets (four per
 doubling): an estimate lies in the bucket of the true value, within 19 % of it.
@@ -12,6 +16,7 @@ import bisect
 from collections import defaultdict
 from datetime import datetime
 
+from django.db import connection
 from django.db.models import Sum
 
 from pipeline.models import (
@@ -26,7 +31,7 @@ from pipeline.states import State
 BUCKET_BOUNDS_MS: tuple[float, ...] = tuple(2 ** (i / 4) for i in range(121))
 """Bucket k holds latencies v with BUCKET_BOUNDS_MS[k-1] <= v < BUCKET_BOUNDS_MS[k] (ms);
 bucket 0 those under 1 ms, the last one those of 2^30 ms (12.4 days) or more. Frozen in
-migration 0013, which assigns the buckets."""
+migration 0016, which assigns the buckets."""
 END_TO_END = "END_TO_END"
 """The histogram of submission → final state, for submissions that finished without human
 review (the other histograms are keyed by the state whose dwell time they hold)."""
@@ -37,14 +42,25 @@ def bucket_of(latency_ms: float) -> int:
     return bisect.bisect_right(BUCKET_BOUNDS_MS, latency_ms)
 
 
+def fold_pending() -> int:
+    """Add the changes noted since the last fold to the figures; how many there were."""
+    if connection.vendor != "postgresql":
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pipeline_fold_figures()")
+        return cursor.fetchone()[0]
+
+
 def submissions_by_state() -> dict[str, int]:
     """Submissions per current state, every state present."""
+    fold_pending()
     counts = dict(StateCount.objects.values_list("state").annotate(n=Sum("count")).order_by())
     return {state.value: counts.get(state.value, 0) for state in State}
 
 
 def transitions_by_hour(first_hour: datetime) -> dict[datetime, dict[str, int]]:
     """Transitions per hour since ``first_hour`` (included), by target state."""
+    fold_pending()
     rows = (
         HourlyTransitions.objects.filter(hour__gte=first_hour)
         .values_list("hour", "to_state")
@@ -59,11 +75,13 @@ def transitions_by_hour(first_hour: datetime) -> dict[datetime, dict[str, int]]:
 
 def transitions_total() -> dict[str, int]:
     """Transitions ever made, by target state."""
+    fold_pending()
     return dict(TransitionTotal.objects.values_list("to_state").annotate(n=Sum("count")).order_by())
 
 
 def latency_histograms(first_hour: datetime, stages: list[str]) -> dict[str, dict[int, int]]:
     """Per stage: count per bucket since ``first_hour`` (included)."""
+    fold_pending()
     rows = (
         HourlyStageLatency.objects.filter(hour__gte=first_hour, stage__in=stages)
         .values_list("stage", "bucket")
@@ -78,6 +96,7 @@ def latency_histograms(first_hour: datetime, stages: list[str]) -> dict[str, dic
 
 def step_messages(first_hour: datetime) -> int:
     """Step messages whose first attempt started since ``first_hour`` (included)."""
+    fold_pending()
     total = HourlyStepMessages.objects.filter(hour__gte=first_hour).aggregate(n=Sum("count"))["n"]
     return total or 0
 

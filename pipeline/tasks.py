@@ -15,7 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from grading.tier1.catalogue import load_catalogue
-from pipeline import workflow
+from pipeline import rollups, workflow
 from pipeline.errors import TRANSIENT_EXCEPTIONS
 from pipeline.services import failures, rescans, steps, sweeps
 from pipeline.services.attempts import StepContext
@@ -95,6 +95,11 @@ def rescan(campaign_id: str) -> None:
 @shared_task(name="pipeline.sweeps.resume_rescans")
 def resume_rescans() -> dict[str, int]:
     return {"resumed": len(rescans.resume_stalled(timezone.now()))}
+
+
+@shared_task(name="pipeline.sweeps.fold_figures")
+def fold_figures() -> dict[str, int]:
+    return {"folded": rollups.fold_pending()}
 
 
 @shared_task(name="pipeline.sweeps.recover_stuck")

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from django.db import connection, connections
 from django.utils import timezone
+from django_celery_beat.models import PeriodicTask
 
-from pipeline import rollups
+from pipeline import rollups, tasks
 from pipeline.models import (
     HourlyStageLatency,
     HourlyStepMessages,
@@ -189,3 +190,98 @@ def test_figures_stay_exact_under_concurrent_transitions(make_user):
     for model in (StateCount, HourlyTransitions, TransitionTotal, HourlyStageLatency):
         assert model.objects.exists()
     assert not HourlyStepMessages.objects.exists()
+
+
+# --- noted by the writers, counted by a fold (PostgreSQL) --------------------------------------
+
+FOLDING = importlib.import_module("pipeline.migrations.0020_figures_folded_from_a_change_log")
+
+
+def pending_changes() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {FOLDING.LOG}")
+        return cursor.fetchone()[0]
+
+
+def test_a_step_only_notes_its_changes_and_the_next_read_counts_them(make_user):
+    assert connection.vendor == "postgresql", "the change log is PostgreSQL's"
+    rollups.fold_pending()
+    submission = submission_in(State.RECEIVED, make_user())
+    run_pipeline(submission, "noted")
+    untouched = {
+        model: model.objects.count()
+        for model in (StateCount, HourlyTransitions, TransitionTotal, HourlyStepMessages)
+    }
+    assert pending_changes() > 0
+    assert {model: model.objects.count() for model in untouched} == untouched
+    kept = figures()
+    assert pending_changes() == 0
+    assert kept == counted_from_the_rows()
+    assert kept["total"]["PUBLISHED"] == 1 and kept["messages"] == 3
+    assert rollups.fold_pending() == 0 and figures() == kept, "a change is counted once"
+
+
+def test_truncating_a_table_clears_its_pending_changes_with_its_figures(history, make_user):
+    figures()
+    run_pipeline(submission_in(State.RECEIVED, make_user("late"), name="late"), "late")
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # a truncate waits for no deferred check
+        cursor.execute(f"TRUNCATE {ProcessingAttempt._meta.db_table}")
+    assert rollups.step_messages(LONG_AGO) == 0
+    assert figures()["total"]["PUBLISHED"] == 2
+
+
+def test_the_beat_folds_every_minute(make_user):
+    schedule = PeriodicTask.objects.get(task="pipeline.sweeps.fold_figures")
+    assert (schedule.enabled, schedule.interval.every, schedule.interval.period) == (
+        True,
+        60,
+        "seconds",
+    )
+    rollups.fold_pending()
+    submission_in(State.RECEIVED, make_user())  # its row and its first audit event
+    assert tasks.fold_figures() == {"folded": 2}
+    assert tasks.fold_figures() == {"folded": 0}
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_folds_racing_writers_and_each_other_count_every_change_once(make_user):
+    """Writers run the pipeline while folds run back to back from other connections: every
+    change is counted by exactly one fold, none is lost, and no writer waits for a fold."""
+    assert connection.vendor == "postgresql", "this concurrency test needs PostgreSQL"
+    submissions = [
+        submission_in(State.RECEIVED, make_user(f"w{i}"), name=f"w{i}") for i in range(6)
+    ]
+    writing = threading.Event()
+    writing.set()
+    errors: list[BaseException] = []
+
+    def write(submission: Submission) -> None:
+        try:
+            run_pipeline(submission, f"race-{submission.pk}")
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def fold() -> None:
+        try:
+            while writing.is_set():
+                rollups.fold_pending()
+        except Exception as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    folders = [threading.Thread(target=fold) for _ in range(3)]
+    writers = [threading.Thread(target=write, args=(s,)) for s in submissions]
+    for thread in [*folders, *writers]:
+        thread.start()
+    for thread in writers:
+        thread.join()
+    writing.clear()
+    for thread in folders:
+        thread.join()
+    assert errors == []
+    assert figures() == counted_from_the_rows()
+    assert rollups.transitions_total()["PUBLISHED"] == 6
