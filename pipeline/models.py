@@ -328,12 +328,12 @@ class TimeoutBucket(models.Model):
 # --- Figures kept as the data changes --------------------------------------------------------
 #
 # The operator figures (/metrics, the queue metrics API) read these small tables instead of
-# aggregating a million submissions and their events at read time. Database triggers keep them
-# (pipeline migration 0013): each is an exact function of the table it summarises, whatever
-# writes that table, and is written in the same statement as the row it counts. A figure is
-# spread over a few *shards*, rows that concurrent transactions update without waiting for one
-# another; only the sum over shards means anything (a shard of a count may be negative).
-# pipeline.rollups reads them.
+# aggregating a million submissions and their events at read time. Each is an exact function of
+# the table it summarises, whatever writes that table: on PostgreSQL the table's triggers note
+# every change in a log in the statement that makes it, and a fold adds the log to the figures
+# (migration 0020; pipeline.rollups folds before it reads); SQLite's triggers count in place
+# (migration 0016). A figure may be spread over a few *shards*; only the sum over shards means
+# anything (a shard of a count may be negative).
 
 
 class StateCount(models.Model):

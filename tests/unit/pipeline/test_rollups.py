@@ -158,8 +158,8 @@ def test_estimated_percentiles_fall_in_the_bucket_of_the_true_value():
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_figures_stay_exact_under_concurrent_transitions(make_user):
-    """Sixteen racing transitions of one submission: one wins and is counted once; and the
-    triggers' shards keep concurrent writers of one figure from waiting on one row."""
+    """Two racing transitions of each of eight submissions: one of each pair wins and is
+    counted once."""
     assert connection.vendor == "postgresql", "this concurrency test needs PostgreSQL"
     submissions = [submission_in(State.RECEIVED, make_user(f"u{i}")) for i in range(8)]
     barrier = threading.Barrier(16)
