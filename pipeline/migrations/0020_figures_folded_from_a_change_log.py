@@ -25,7 +25,7 @@ one_statement = import_module("pipeline.migrations.0018_count_events_in_one_stat
 
 LOG = "pipeline_figurechange"
 FOLD_LOCK = 741_205_311  # the advisory lock that serialises folds ("figures")
-SUBMISSIONS, EVENTS, ATTEMPTS = counting.SUBMISSIONS, counting.EVENTS, counting.ATTEMPTS
+SUBMISSIONS = counting.SUBMISSIONS
 
 # What a row of the log notes.
 STATE, EVENT, MESSAGE = 0, 1, 2
