@@ -55,13 +55,16 @@ run-lite: install secret-key
 		$(LOCAL_RUN_SETTINGS) > var/local.env
 	@$(START_PROCESSES) web worker rescan beat demo
 
-# A local run serves plain HTTP on a secret key generated once (settings read var/secrets/).
+# A local run serves plain HTTP on a secret key generated once (settings read var/secrets/),
+# and Prometheus scrapes /metrics with the bearer token in var/secrets/metrics-token.
 LOCAL_RUN_SETTINGS = 'DJANGO_HTTPS=false' 'SKILLGATE_BASE_URL=http://127.0.0.1:$(PORT)'
 
 secret-key:
 	@mkdir -p var/secrets
 	@test -s var/secrets/django-secret-key || (umask 077 && $(BIN)/python -c \
 		'import secrets; print(secrets.token_urlsafe(50))' > var/secrets/django-secret-key)
+	@test -s var/secrets/metrics-token || (umask 077 && $(BIN)/python -c \
+		'import secrets; print(secrets.token_urlsafe(32))' > var/secrets/metrics-token)
 
 test: install
 	scripts/services.sh test

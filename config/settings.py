@@ -321,5 +321,14 @@ SKILLGATE_BASE_URL = env_str("SKILLGATE_BASE_URL", "http://127.0.0.1:8000").rstr
 SKILLGATE_FLOWER_URL = env_str(
     "SKILLGATE_FLOWER_URL", f"http://127.0.0.1:{env_str('FLOWER_PORT', '5555')}/"
 )
-# When set, /metrics requires "Authorization: Bearer <token>" (Prometheus bearer_token).
-SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "")
+# /metrics answers a Prometheus scrape carrying "Authorization: Bearer <token>" with this token
+# (SKILLGATE_METRICS_TOKEN, else the file SKILLGATE_METRICS_TOKEN_FILE; `make run` generates
+# var/secrets/metrics-token), or an operator's session or API token; nobody else.
+SKILLGATE_METRICS_TOKEN_FILE = Path(
+    env_str("SKILLGATE_METRICS_TOKEN_FILE", str(VAR_DIR / "secrets" / "metrics-token"))
+)
+SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "") or (
+    SKILLGATE_METRICS_TOKEN_FILE.read_text().strip()
+    if SKILLGATE_METRICS_TOKEN_FILE.is_file()
+    else ""
+)

@@ -14,9 +14,13 @@ from django.utils import timezone
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
+from rest_framework import exceptions
+from rest_framework.request import Request
 
+from config.authentication import TokenAuthentication
 from pipeline import monitoring, rollups
 from pipeline.models import DeadLetter, TimeoutBucket
+from pipeline.roles import VIEW_OPERATIONS
 from registry.metrics import RescanCollector
 from reviews.metrics import RulePrecisionCollector
 
@@ -139,9 +143,35 @@ _REGISTRY.register(RulePrecisionCollector())
 
 
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    token = settings.SKILLGATE_METRICS_TOKEN
-    if token:
-        given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-        if not hmac.compare_digest(given, token):
-            return HttpResponse("a bearer token is required\n", status=401)
+    """The figures, for the metrics token (Prometheus) or an operator, never for anyone else:
+    they tell how many submissions wait where, which rules misfire and what the broker holds."""
+    if not may_scrape(request):
+        response = HttpResponse(
+            "the metrics need the metrics token (Authorization: Bearer <token>) or an "
+            "operator's login\n",
+            status=401,
+            content_type="text/plain",
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
     return HttpResponse(generate_latest(_REGISTRY), content_type=CONTENT_TYPE_LATEST)
+
+
+def may_scrape(request: HttpRequest) -> bool:
+    """The bearer is the metrics token, or the caller is an operator (signed in to the admin,
+    or with their API token)."""
+    token = settings.SKILLGATE_METRICS_TOKEN
+    header = request.headers.get("Authorization", "")
+    keyword, _, given = header.partition(" ")
+    if token and keyword.lower() == "bearer" and hmac.compare_digest(given.strip(), token):
+        return True
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return bool(user.has_perm(VIEW_OPERATIONS))
+    if not header:
+        return False
+    try:
+        authenticated = TokenAuthentication().authenticate(Request(request))
+    except exceptions.AuthenticationFailed:
+        return False
+    return authenticated is not None and bool(authenticated[0].has_perm(VIEW_OPERATIONS))

@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import Client
 from kombu import Connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -73,6 +74,13 @@ def client_for():
         return client
 
     return make
+
+
+@pytest.fixture
+def scraper(settings):
+    """Prometheus as it scrapes /metrics: a client carrying the metrics token."""
+    settings.SKILLGATE_METRICS_TOKEN = "metrics-token-for-tests"
+    return Client(HTTP_AUTHORIZATION="Bearer metrics-token-for-tests")
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.integration
 def web_without_database(live_db):
     server = WebServer(
         stack_environment(
-            DATABASE_URL=f"postgres://skillgate:skillgate@127.0.0.1:{free_port()}/skillgate"
+            DATABASE_URL=f"postgres://skillgate:skillgate@127.0.0.1:{free_port()}/skillgate",
+            SKILLGATE_METRICS_TOKEN=METRICS_TOKEN,
         )
     )
     server.start()
@@ -32,10 +33,15 @@ def web_without_database(live_db):
     server.stop()
 
 
-def call(url: str, *, method: str = "GET", token: str = "", body: object = None):
+METRICS_TOKEN = "outage-scrape-token"
+
+
+def call(
+    url: str, *, method: str = "GET", token: str = "", body: object = None, keyword: str = "Token"
+):
     headers = {"Content-Type": "application/json"}
     if token:
-        headers["Authorization"] = f"Token {token}"
+        headers["Authorization"] = f"{keyword} {token}"
     request = urllib.request.Request(
         url,
         method=method,
@@ -70,7 +76,9 @@ def test_public_reads_and_pages_outside_the_api_answer_503_too(web_without_datab
     status, headers, body = call(f"{web_without_database.url}/api/v1/skills")
     assert status == 503 and headers["Retry-After"] == "10"
     assert json.loads(body)["code"] == "unavailable"
-    status, headers, body = call(f"{web_without_database.url}/metrics")
+    status, headers, body = call(
+        f"{web_without_database.url}/metrics", token=METRICS_TOKEN, keyword="Bearer"
+    )
     assert status == 503 and headers["Retry-After"] == "10"
     assert b"database is unavailable" in body
     status, _, body = call(f"{web_without_database.url}/readyz")

@@ -71,6 +71,9 @@ class Command(BaseCommand):
                     f"  API        {web_url}/api/v1/   (docs: {web_url}/api/docs/)",
                     f"  Admin      {web_url}/admin/    login: admin / {admin.password}",
                     flower_line,
+                    f"  Metrics    {web_url}/metrics   Prometheus: authorization: {{type: Bearer, "
+                    f"credentials_file: {settings.SKILLGATE_METRICS_TOKEN_FILE}}}"
+                    " (or an operator's login)",
                     f"  Reviewer   login: reviewer / {reviewer.password}   (admin review queue)",
                     f"  Author     login: author / {author.password}   API token: {author.token}",
                     "  Demo skills: "

@@ -44,8 +44,8 @@ def test_the_openapi_schema_cites_no_source_document():
     assert citations(schema.content.decode()) == []
 
 
-def test_the_prometheus_metrics_cite_no_source_document():
-    metrics = Client().get("/metrics")
+def test_the_prometheus_metrics_cite_no_source_document(scraper):
+    metrics = scraper.get("/metrics")
     assert metrics.status_code == 200
     assert citations(metrics.content.decode()) == []
 

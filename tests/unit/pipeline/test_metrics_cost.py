@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from pipeline.roles import OPERATORS_GROUP
@@ -56,10 +55,10 @@ def queries(get, url: str) -> int:
     return len(captured)
 
 
-def test_the_metrics_cost_the_same_queries_for_any_history(make_user, operator_api):
+def test_the_metrics_cost_the_same_queries_for_any_history(make_user, operator_api, scraper):
     author = make_user()
     add_history(author, 1, "a")
-    small = (queries(Client().get, "/metrics"), queries(operator_api.get, METRICS_API))
+    small = (queries(scraper.get, "/metrics"), queries(operator_api.get, METRICS_API))
     add_history(author, 6, "b")
-    large = (queries(Client().get, "/metrics"), queries(operator_api.get, METRICS_API))
+    large = (queries(scraper.get, "/metrics"), queries(operator_api.get, METRICS_API))
     assert small == large == (METRICS_QUERIES, API_QUERIES)

@@ -81,7 +81,7 @@ def test_operators_read_precision_in_the_admin_and_in_metrics(waiting, reviewer,
     client.force_login(operator)
     page = client.get("/admin/reviews/review/rule-precision/")
     assert page.status_code == 200 and "destructive.rm-rf" in page.content.decode()
-    metrics = Client().get("/metrics").content.decode()
+    metrics = client.get("/metrics").content.decode()
     assert 'skillgate_rule_precision{rule="destructive.rm-rf"} 1.0' in metrics
     assert 'skillgate_rule_findings_marked{rule="destructive.rm-rf",verdict="confirmed"} 1.0' in (
         metrics
