@@ -34,7 +34,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.roles import SECURITY_GROUP, is_security
-from registry.models import Skill, SkillVersion, VersionEvent, VersionStatus
+from registry.models import BundleSnapshot, Skill, SkillVersion, VersionEvent, VersionStatus
+from registry.publication import create_version
 
 Action = VersionEvent.Action
 REASON_MAX_LENGTH = 2000
@@ -172,30 +173,80 @@ def change_status(version_id: int, action: str, actor: Actor, reason: str = "") 
     (ValidationError on ``reason``), then the status (IllegalStatusChange, or StatusConflict
     when another change won the race). Raises SkillVersion.DoesNotExist for an unknown id.
     Runs inside the caller's transaction when there is one.
+
+    A quarantine or a restoration is a decision about the files: it covers every other version
+    with the same bundle, in any skill (each with its own event citing this one). The bundle's
+    row is locked for it, so a publication of the same files running meanwhile is either seen
+    here or sees this (``registry.publication``).
     """
     with transaction.atomic():
         version = SkillVersion.objects.select_related("skill").get(pk=version_id)
         check_permitted(action, version, actor)
         reason = clean_reason(action, reason)
-        source = VersionStatus(version.status)
-        if source not in SOURCES[action]:
-            raise IllegalStatusChange(_unavailable(version, action))
-        target = _target(version, action)
-        changed = SkillVersion.objects.filter(pk=version_id, status=source).update(
-            status=target, status_reason=reason, status_changed_at=timezone.now()
-        )
-        if changed == 0:
-            actual = SkillVersion.objects.filter(pk=version_id).values_list("status", flat=True)
-            raise StatusConflict(version, source, actual.first() or "gone")
-        return VersionEvent.objects.create(
-            version=version,
-            from_status=source,
-            to_status=target,
-            action=action,
-            actor=actor.name,
-            actor_type=actor.type,
-            reason=reason,
-        )
+        covers_files = action in SECURITY_ACTIONS
+        if covers_files:
+            BundleSnapshot.objects.select_for_update().filter(sha256=version.bundle_id).exists()
+        event = _change(version, action, actor, reason)
+        if covers_files:
+            _cover_twins(version, action, actor, reason)
+        return event
+
+
+def _change(version: SkillVersion, action: str, actor: Actor, reason: str) -> VersionEvent:
+    source = VersionStatus(version.status)
+    if source not in SOURCES[action]:
+        raise IllegalStatusChange(_unavailable(version, action))
+    target = _target(version, action)
+    changed = SkillVersion.objects.filter(pk=version.pk, status=source).update(
+        status=target, status_reason=reason, status_changed_at=timezone.now()
+    )
+    if changed == 0:
+        actual = SkillVersion.objects.filter(pk=version.pk).values_list("status", flat=True)
+        raise StatusConflict(version, source, actual.first() or "gone")
+    return VersionEvent.objects.create(
+        version=version,
+        from_status=source,
+        to_status=target,
+        action=action,
+        actor=actor.name,
+        actor_type=actor.type,
+        reason=reason,
+    )
+
+
+def _cover_twins(version: SkillVersion, action: str, actor: Actor, reason: str) -> None:
+    """Quarantine (or restore) every other version of the same files, read after the lock."""
+    done = "quarantined" if action == Action.QUARANTINE else "restored"
+    why = f"its files are identical to {version}, which was {done}: {reason}"
+    twins = (
+        SkillVersion.objects.select_related("skill")
+        .filter(bundle_id=version.bundle_id, status__in=SOURCES[action])
+        .exclude(pk=version.pk)
+        .order_by("id")
+    )
+    for twin in twins:
+        _change(twin, action, actor, why[:REASON_MAX_LENGTH])
+
+
+def born_quarantined(version: SkillVersion, first_event: VersionEvent, reason: str) -> SkillVersion:
+    """Store a new version (unsaved, with its unsaved publication event) of files that are
+    quarantined elsewhere: it is stored quarantined, its trail the publication and, at once, the
+    system's quarantine. Called by the publication with the bundle's row locked."""
+    version.status = VersionStatus.QUARANTINED
+    version.status_reason = reason
+    version.status_changed_at = timezone.now()
+    stored = create_version(version, first_event)
+    system = Actor.system()
+    VersionEvent.objects.create(
+        version=stored,
+        from_status=VersionStatus.PUBLISHED,
+        to_status=VersionStatus.QUARANTINED,
+        action=Action.QUARANTINE,
+        actor=system.name,
+        actor_type=system.type,
+        reason=reason,
+    )
+    return stored
 
 
 def publication_event(actor: Actor) -> VersionEvent:

@@ -15,6 +15,7 @@ from django.db.models.functions import Lower
 from grading.records import Tier2Record, decode_tier1, decode_tier2
 from grading.types import Tier1Report
 from registry.bundles import Bundle
+from registry.versions import PRERELEASE_PATTERN
 
 
 class BundleSnapshot(models.Model):
@@ -149,6 +150,10 @@ class VersionQuerySet(models.QuerySet["SkillVersion"]):
     def available(self) -> VersionQuerySet:
         """Versions a client may be given without asking for them by number."""
         return self.filter(status=VersionStatus.PUBLISHED)
+
+    def releases(self) -> VersionQuerySet:
+        """Versions without a pre-release tag: only these are ever "latest" (as in pip, npm)."""
+        return self.exclude(version__regex=PRERELEASE_PATTERN)
 
     def listed(self) -> VersionQuerySet:
         """Versions shown in listings: quarantined ones are hidden, yanked ones stay visible."""

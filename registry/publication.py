@@ -27,21 +27,20 @@ from config.statements import (
     table,
 )
 from registry import selectors
-from registry.models import Skill, SkillVersion, VersionEvent, VersionStatus
+from registry.models import BundleSnapshot, Skill, SkillVersion, VersionEvent, VersionStatus
 
 
 @dataclass(frozen=True)
 class LockedSkill:
     """The skill row, locked until the caller's transaction ends, so concurrent publications of
-    one skill are serialised."""
+    one skill are serialised; the bundle's row is locked too (shared), so a quarantine of these
+    files (which locks it exclusively) either sees this publication or is seen by it."""
 
     skill: Skill
     created: bool
     """The skill did not exist: it has no versions yet."""
     submission_version_id: int | None
     """The version the publishing submission already created (publish ran before)."""
-    quarantined_twin_id: int | None
-    """A quarantined version, in any skill, of exactly the files being published."""
     new_version_id: int | None = None
     """The id a new version of this publication takes, drawn once the lock is held, so a skill's
     versions are numbered in the order their publications take the lock; unused when the
@@ -51,13 +50,12 @@ class LockedSkill:
 
 @dataclass(frozen=True)
 class Neighbours:
-    """What a new version is compared with and numbered after."""
+    """What a new version is compared with and numbered after, read once the locks are held."""
 
-    latest_id: int | None
-    """The latest *available* version (``selectors.latest``)."""
-    latest_bundle: str | None
-    newest_number: str | None
-    """The newest version of any status: numbering continues after it."""
+    same_bundle_id: int | None
+    """A published version of this skill with exactly these files (the newest, if several)."""
+    numbers: tuple[str, ...]
+    """Every version number of the skill, any status: numbering continues after them."""
     quarantined_twin_id: int | None
     """A quarantined version, in any skill, of exactly these files."""
 
@@ -71,29 +69,26 @@ def lock_skill(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> Lock
     names, expressions, values = insertion(new)
     owner, name = column(Skill, "owner"), column(Skill, "name")
     sql = (
-        f"WITH skill AS (INSERT INTO {table(Skill)} ({names}) VALUES ({expressions})"
+        f"WITH bundle AS (SELECT 1 FROM {table(BundleSnapshot)} WHERE sha256 = %s FOR SHARE),"
+        f" skill AS (INSERT INTO {table(Skill)} ({names}) VALUES ({expressions})"
         # A no-op update rather than DO NOTHING: it locks an existing row as SELECT … FOR
         # UPDATE would, and RETURNING then gives the row in both cases. xmax is 0 only on a
         # row this statement inserted.
         f" ON CONFLICT ({owner}, {name}) DO UPDATE SET {owner} = EXCLUDED.{owner}"
         f" RETURNING {', '.join(column(Skill, field) for field in fields)}, xmax = 0 AS created)"
         f" SELECT skill.*, (SELECT id FROM {table(SkillVersion)}"
-        f" WHERE {column(SkillVersion, 'submission')} = %s), ({_QUARANTINED_TWIN}),"
+        f" WHERE {column(SkillVersion, 'submission')} = %s),"
         # Drawn for the row the insert returned, so after the lock.
-        f" {next_id(SkillVersion)} FROM skill"
+        f" {next_id(SkillVersion)} FROM skill WHERE (SELECT count(*) FROM bundle) >= 0"
     )
     with connection.cursor() as cursor:
         cursor.execute(
-            sql,
-            [
-                *values,
-                prepared(SkillVersion, "submission", submission_id),
-                bundle_sha256,
-                VersionStatus.QUARANTINED.value,
-            ],
+            sql, [bundle_sha256, *values, prepared(SkillVersion, "submission", submission_id)]
         )
         row = cursor.fetchone()
-    return LockedSkill(instance(Skill, fields, row[: len(fields)]), *row[len(fields) :])
+    skill = instance(Skill, fields, row[: len(fields)])
+    created, existing, new_id = row[len(fields) :]
+    return LockedSkill(skill, created, existing, new_id)
 
 
 # The same order as selectors.quarantined_with_bundle's.
@@ -133,6 +128,9 @@ def first_ids(owner: str, name: str, bundle: str) -> dict[str, str]:
 
 
 def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> LockedSkill:
+    # FOR NO KEY UPDATE: Django has no FOR SHARE; it conflicts with a quarantine's FOR UPDATE
+    # all the same, and serialising two publications of one bundle costs nothing here.
+    BundleSnapshot.objects.select_for_update(no_key=True).filter(sha256=bundle_sha256).exists()
     existing = (
         SkillVersion.objects.filter(submission_id=submission_id)
         .values_list("pk", flat=True)
@@ -146,47 +144,50 @@ def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID, bundle_sha256: 
     skill, created = Skill.objects.select_for_update().get_or_create(
         owner=new.owner, name=new.name, defaults=defaults
     )
-    twin = selectors.quarantined_with_bundle(bundle_sha256).values_list("pk", flat=True).first()
-    return LockedSkill(skill, created, existing, twin)
+    return LockedSkill(skill, created, existing)
 
 
-def neighbours(locked: LockedSkill) -> Neighbours:
-    """Read once the skill is locked, so a version another publication just committed is seen;
-    a skill the lock created has no versions, and nothing is read."""
-    if locked.created:
-        return Neighbours(None, None, None, locked.quarantined_twin_id)
+def neighbours(locked: LockedSkill, bundle_sha256: str) -> Neighbours:
+    """Read once the skill and the bundle are locked (a statement after the lock's, so with a
+    fresh snapshot): a version another publication just committed is seen, and so is a
+    quarantine of these files committed while this publication waited for the lock."""
     if not single_statements():
-        return _neighbours_one_by_one(locked)
-    versions, skill, status = (
+        return _neighbours_one_by_one(locked, bundle_sha256)
+    versions, skill, status, bundle = (
         table(SkillVersion),
         column(SkillVersion, "skill"),
         column(SkillVersion, "status"),
+        column(SkillVersion, "bundle"),
     )
-    # The same orders as the querysets of the one-by-one path: selectors.latest (available,
-    # newest first) and newest_first().
     sql = (
-        "SELECT latest.id, latest.bundle, newest.number FROM (SELECT 1) AS one"
-        f" LEFT JOIN LATERAL (SELECT id, {column(SkillVersion, 'bundle')} AS bundle"
-        f" FROM {versions} WHERE {skill} = %s AND {status} = %s ORDER BY id DESC LIMIT 1)"
-        " AS latest ON true"
-        f" LEFT JOIN LATERAL (SELECT {column(SkillVersion, 'version')} AS number FROM {versions}"
-        f" WHERE {skill} = %s ORDER BY id DESC LIMIT 1) AS newest ON true"
+        f"SELECT (SELECT id FROM {versions} WHERE {skill} = %s AND {bundle} = %s"
+        f" AND {status} = %s ORDER BY id DESC LIMIT 1),"
+        f" ARRAY(SELECT {column(SkillVersion, 'version')} FROM {versions} WHERE {skill} = %s),"
+        f" ({_QUARANTINED_TWIN})"
     )
     skill_id = locked.skill.pk
     with connection.cursor() as cursor:
-        cursor.execute(sql, [skill_id, VersionStatus.PUBLISHED.value, skill_id])
-        latest_id, latest_bundle, newest_number = cursor.fetchone()
-    return Neighbours(latest_id, latest_bundle, newest_number, locked.quarantined_twin_id)
+        cursor.execute(
+            sql,
+            [
+                skill_id,
+                bundle_sha256,
+                VersionStatus.PUBLISHED.value,
+                skill_id,
+                bundle_sha256,
+                VersionStatus.QUARANTINED.value,
+            ],
+        )
+        same_bundle_id, numbers, twin_id = cursor.fetchone()
+    return Neighbours(same_bundle_id, tuple(numbers), twin_id)
 
 
-def _neighbours_one_by_one(locked: LockedSkill) -> Neighbours:
-    latest = selectors.latest(locked.skill)
-    newest = locked.skill.versions.newest_first().first()
+def _neighbours_one_by_one(locked: LockedSkill, bundle_sha256: str) -> Neighbours:
+    versions = SkillVersion.objects.filter(skill=locked.skill)
+    same = versions.available().filter(bundle_id=bundle_sha256).newest_first().first()
+    twin = selectors.quarantined_with_bundle(bundle_sha256).values_list("pk", flat=True).first()
     return Neighbours(
-        latest.pk if latest else None,
-        latest.bundle_id if latest else None,
-        newest.version if newest else None,
-        locked.quarantined_twin_id,
+        same.pk if same else None, tuple(versions.values_list("version", flat=True)), twin
     )
 
 

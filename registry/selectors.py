@@ -1,9 +1,9 @@
 """Read-side queries of the public registry.
 
-"Latest" means one thing everywhere: the newest *available* (published) version, from
-``latest`` here or the same queryset in ``published_skills``. Yanked versions stay listed and
-installable by number; quarantined ones are listed nowhere but answer by their exact number,
-with their status and advisory.
+"Latest" means one thing everywhere: the newest *available* (published) release — never a
+pre-release — from ``latest`` here or the same queryset in ``published_skills``. Yanked
+versions stay listed and installable by number; quarantined ones are listed nowhere but answer
+by their exact number, with their status and advisory.
 """
 
 from __future__ import annotations
@@ -20,14 +20,17 @@ ADVISORY_ACTIONS = (VersionEvent.Action.QUARANTINE, VersionEvent.Action.RESTORE)
 
 
 def latest(skill: Skill) -> SkillVersion | None:
-    """The version a client gets when it names no version: never yanked, never quarantined."""
-    return SkillVersion.objects.filter(skill=skill).available().newest_first().first()
+    """The version a client gets when it names no version: never yanked, never quarantined,
+    never a pre-release."""
+    return SkillVersion.objects.filter(skill=skill).available().releases().newest_first().first()
 
 
 def published_skills() -> QuerySet[Skill]:
     """Skills with at least one listed version, annotated with their latest version (None
     when every listed version is yanked)."""
-    latest_version = SkillVersion.objects.filter(skill=OuterRef("pk")).available().newest_first()
+    latest_version = (
+        SkillVersion.objects.filter(skill=OuterRef("pk")).available().releases().newest_first()
+    )
     return Skill.objects.annotate(
         latest_version=Subquery(latest_version.values("version")[:1]),
         latest_published_at=Subquery(latest_version.values("published_at")[:1]),
@@ -102,7 +105,8 @@ class Advice:
 
 def advice(event: VersionEvent) -> Advice:
     """Remove a quarantined version and install the latest available one instead; nothing to
-    do once it was restored. Computed when read, so it names today's safe version."""
+    do once it was restored. Computed when read, so it names today's safe version — never one
+    whose files are quarantined anywhere."""
     version = event.version
     ref = f"{version.skill}@{version.version}"
     if version.status != VersionStatus.QUARANTINED:
@@ -111,7 +115,14 @@ def advice(event: VersionEvent) -> Advice:
         return Advice(f"{ref} was reviewed and restored; no action is needed.", None)
     if event.action == VersionEvent.Action.RESTORE:
         return Advice(f"{ref} was quarantined again since; see the newer advisory.", None)
-    replacement = latest(version.skill)
+    replacement = (
+        SkillVersion.objects.filter(skill=version.skill)
+        .available()
+        .releases()
+        .exclude(Exists(quarantined_with_bundle(OuterRef("bundle_id"))))
+        .newest_first()
+        .first()
+    )
     if replacement is None:
         return Advice(
             f"Remove {ref} wherever it is installed. No other version of {version.skill} is "

@@ -141,6 +141,9 @@ class PublicationRequest:
 class Publication:
     version: SkillVersion
     created: bool
+    numbering: str = ""
+    """Why the version has its number (a new version), or which version the files already are
+    (a reused one): a sentence for the author's outcome."""
     unsaved: tuple[SkillVersion, VersionEvent] | None = None
     """A new version and its first event, their ids drawn but not stored, when the caller asked
     to store them itself (see ``publish_version``); None once they are stored."""
@@ -149,15 +152,17 @@ class Publication:
 def publish_version(request: PublicationRequest, *, caller_stores: bool = False) -> Publication:
     """Give the request's bundle its version, inside the caller's transaction.
 
-    The skill row is locked, so concurrent publications of one skill are serialised. A request
+    The skill row is locked, so concurrent publications of one skill are serialised, and the
+    bundle's row is shared-locked, so a concurrent quarantine of these files is seen. A request
     that already created a version gets it back (publish running twice is harmless). A bundle
-    identical to the latest *available* version creates nothing and reuses that version.
-    Otherwise a new version is created, numbered after the newest version of any status, so:
+    identical to any published version of the skill creates nothing and reuses that version.
+    Otherwise a new version is created, numbered by ``versions.next_version``, so:
 
     - re-publishing the bundle of a yanked version creates a new version (the yank stands);
     - a bundle that is quarantined anywhere in the registry (same sha256) gets its new version
-      quarantined at once by the system, citing the original quarantine: a quarantine cannot be
-      bypassed by submitting the same files again. Security restores it like any other.
+      quarantined at once by the system, citing the original quarantine: a quarantine covers
+      the files, and cannot be bypassed by submitting them again. Security restores it like
+      any other.
 
     With ``caller_stores``, a new version that needs nothing more than storing is left to the
     caller in ``Publication.unsaved``, to store with its own next write (one statement instead
@@ -171,44 +176,48 @@ def publish_version(request: PublicationRequest, *, caller_stores: bool = False)
     )
     if locked.submission_version_id is not None:
         return Publication(_version(locked.submission_version_id), created=False)
-    around = publication.neighbours(locked)
-    if around.latest_id is not None and around.latest_bundle == request.bundle_sha256:
-        return Publication(_version(around.latest_id), created=False)
+    around = publication.neighbours(locked, request.bundle_sha256)
+    if around.same_bundle_id is not None:
+        same = _version(around.same_bundle_id)
+        return Publication(
+            same, created=False, numbering=f"its files are identical to {same}: no new version"
+        )
+    numbering = versions.next_version(around.numbers, request.declared_version)
     version, first_event = _new_version(
-        request,
-        locked.skill,
-        versions.next_version(around.newest_number, request.declared_version),
-        locked.new_version_id,
+        request, locked.skill, numbering.number, locked.new_version_id
     )
     if around.quarantined_twin_id is not None:
-        version = publication.create_version(version, first_event)
         twin = _version(around.quarantined_twin_id)
         reason = f"its files are identical to {twin}, which is quarantined: {twin.status_reason}"
-        lifecycle.quarantine(
-            version.pk, lifecycle.Actor.system(), reason[: lifecycle.REASON_MAX_LENGTH]
+        version = lifecycle.born_quarantined(
+            version, first_event, reason[: lifecycle.REASON_MAX_LENGTH]
         )
-        version.refresh_from_db()
-        return Publication(version, created=True)
+        return Publication(version, created=True, numbering=numbering.reason)
     if locked.skill.description != request.description:
         locked.skill.description = request.description
         locked.skill.save(update_fields=["description", "updated_at"])
     if caller_stores and version.pk is not None:
-        return Publication(version, created=True, unsaved=(version, first_event))
-    return Publication(publication.create_version(version, first_event), created=True)
+        return Publication(
+            version, created=True, numbering=numbering.reason, unsaved=(version, first_event)
+        )
+    return Publication(
+        publication.create_version(version, first_event), created=True, numbering=numbering.reason
+    )
 
 
 def first_publication(
     request: PublicationRequest, skill_id: int, version_id: int
-) -> tuple[Skill, SkillVersion, VersionEvent]:
+) -> tuple[Skill, SkillVersion, VersionEvent, versions.Numbering]:
     """The rows of the skill's first publication, unsaved, their ids drawn beforehand
     (``publication.first_ids``): the skill, its first version and the version's first event,
-    for the caller to insert in one statement with its own write. Inserting the skill fails on
-    its unique name if another publication created it meanwhile: ``publish_version`` then."""
+    for the caller to insert in one statement with its own write, and why the version has its
+    number. Inserting the skill fails on its unique name if another publication created it
+    meanwhile, and the version on the database's check that its files are not quarantined if a
+    quarantine of them committed meanwhile: ``publish_version`` then."""
     skill = _new_skill(request, skill_id)
-    version, first_event = _new_version(
-        request, skill, versions.next_version(None, request.declared_version), version_id
-    )
-    return skill, version, first_event
+    numbering = versions.next_version((), request.declared_version)
+    version, first_event = _new_version(request, skill, numbering.number, version_id)
+    return skill, version, first_event, numbering
 
 
 def _new_version(

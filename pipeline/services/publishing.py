@@ -94,7 +94,7 @@ def publish(
     reads = reads or read_for_publication(submission)
     request = publication_request(submission, channel, actor, reads)
     if reads.first_skill_id is not None and reads.first_version_id is not None:
-        skill, version, first_event = registry.first_publication(
+        skill, version, first_event, numbering = registry.first_publication(
             request, reads.first_skill_id, reads.first_version_id
         )
         try:
@@ -103,7 +103,7 @@ def publish(
             with transaction.atomic() if connection.in_atomic_block else nullcontext():
                 return _apply(
                     submission,
-                    registry.Publication(version, created=True),
+                    registry.Publication(version, created=True, numbering=numbering.reason),
                     (skill, version, first_event),
                     actor=actor,
                     trigger=trigger,
@@ -149,6 +149,7 @@ def _apply(
                 "version": version.version,
                 "skill_id": version.skill_id,
                 "new_version": publication.created,
+                "numbering": publication.numbering,
             },
             outcome=Outcome.verdict(OutcomeCode.PUBLISHED, _published_message(publication)),
             updates={"published_version": version},
@@ -207,10 +208,12 @@ def publication_request(
 
 
 def _published_message(publication: registry.Publication) -> str:
+    """What happened and why the version has its number, e.g. "Published as a/b@1.0.1 (no
+    version was declared: the next patch after the newest release 1.0.0)"."""
     version = publication.version
     message = f"Published as {version}"
-    if not publication.created:
-        return f"{message} (identical to the latest version)"
-    if version.status == SkillVersion.Status.QUARANTINED:
+    if publication.numbering:
+        message += f" ({publication.numbering})"
+    if publication.created and version.status == SkillVersion.Status.QUARANTINED:
         return f"{message}, quarantined at once: {version.status_reason}"
     return message

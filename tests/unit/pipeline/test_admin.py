@@ -141,7 +141,7 @@ def test_the_audit_trail_reads_as_text_that_wraps_not_as_a_dict(root, make_user)
     assert (
         '<span class="event-detail"><span class="event-detail-key">outcome</span> '
         f"PUBLISHED (verdict): Published as {submission.skill_owner}/{submission.skill_name}"
-        "@1.0.0</span>"
+        "@1.0.0 (the first version of a skill is 1.0.0)</span>"
     ) in html
     assert '<span class="event-detail-key">new version</span> yes</span>' in html
     assert "pipeline/admin.css" in html

@@ -34,21 +34,32 @@ def publication_path(request, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("latest", "declared", "expected"),
+    ("existing", "declared", "expected"),
     [
-        (None, None, "1.0.0"),
-        (None, "3.0.0", "1.0.0"),
-        ("1.0.0", None, "1.0.1"),
-        ("1.0.0", "2.1.0", "2.1.0"),
-        ("1.4.0", "1.2.0", "1.4.1"),
-        ("1.4.0", "1.4.0", "1.4.1"),
-        ("1.4.0", "not-semver", "1.4.1"),
-        ("1.4.0", "v1.5.0", "1.5.0"),
-        ("1.4.0", "2.0.0-rc.1", "2.0.0-rc.1"),
+        ((), None, "1.0.0"),
+        ((), "3.0.0", "1.0.0"),
+        (("1.0.0",), None, "1.0.1"),
+        (("1.0.0",), "2.1.0", "2.1.0"),
+        (("1.0.0", "1.4.0"), "1.2.0", "1.4.1"),
+        (("1.0.0", "1.4.0"), "1.4.0", "1.4.1"),
+        (("1.0.0", "1.4.0"), "not-semver", "1.4.1"),
+        (("1.0.0", "1.4.0"), "v1.5.0", "1.5.0"),
+        (("1.0.0", "1.4.0"), "1.5.0+build.7", "1.5.0"),
+        (("1.0.0", "1.4.0"), "2.0.0-rc.1", "2.0.0-rc.1"),
+        # A release after a pre-release is numbered after the newest release, not the rc.
+        (("1.0.0", "2.0.0", "3.0.0-rc.1"), "2.5.0", "2.5.0"),
+        (("1.0.0", "2.0.0", "3.0.0-rc.1"), None, "2.0.1"),
+        (("1.0.0", "2.0.0", "3.0.0-rc.1"), "3.0.0", "3.0.0"),
+        # A pre-release that cannot have its number keeps its tag: never a release by accident.
+        (("1.0.0", "2.0.0", "3.0.0-rc.1"), "3.0.0-rc.1", "2.0.1-rc.1"),
+        (("1.0.0", "2.0.0"), "1.5.0-beta", "2.0.1-beta"),
+        (("1.0.0", "2.0.0", "2.0.1-beta"), "1.5.0-beta", "2.0.1-beta.0"),
     ],
 )
-def test_next_version(latest, declared, expected):
-    assert next_version(latest, declared) == expected
+def test_next_version(existing, declared, expected):
+    numbering = next_version(existing, declared)
+    assert numbering.number == expected
+    assert numbering.reason
 
 
 def publish(user, **skill):

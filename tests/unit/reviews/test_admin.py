@@ -213,7 +213,7 @@ def test_the_audit_trail_on_the_page_reads_as_text_not_a_dict(signed_in, reviewe
     assert "{" not in trail and "[" not in trail
     assert (
         '<span class="event-detail-key">outcome</span> PUBLISHED (verdict): '
-        "Published as arthur/disk-tidy@1.0.0</span>"
+        "Published as arthur/disk-tidy@1.0.0 (the first version of a skill is 1.0.0)</span>"
     ) in trail
     assert '<span class="event-detail-key">reason</span> looks fine</span>' in trail
     assert "reviewer-approved" in trail
