@@ -21,6 +21,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from pipeline.sources.errors import SourceRejected, SourceUnavailable
 from pipeline.transitions import TransitionError
 from registry.lifecycle import VersionStatusError
+from registry.namespaces import NameTaken
 
 API_PREFIX = "/api/"
 RETRY_AFTER_S = 10
@@ -91,7 +92,7 @@ def _translate(exc: Exception, context: dict[str, Any]) -> Exception:
         error = UpstreamUnavailable(f"{exc.message}; try again later")
         error.status_code = exc.status_code
         return error
-    if isinstance(exc, TransitionError | VersionStatusError):
+    if isinstance(exc, TransitionError | VersionStatusError | NameTaken):
         return Conflict(str(exc))
     if isinstance(exc, DATABASE_DOWN):
         return ServiceUnavailable()

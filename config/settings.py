@@ -286,6 +286,9 @@ SKILLGATE_GIT_ALLOWED_HOSTS = env_list(
     "SKILLGATE_GIT_ALLOWED_HOSTS", ["github.com", "gitlab.com", "codeberg.org", "bitbucket.org"]
 )
 SKILLGATE_GIT_ALLOW_FILE_URLS = env_bool("SKILLGATE_GIT_ALLOW_FILE_URLS", False)
+# A PEM file of the certificate authorities git trusts for https hosts (a self-hosted forge
+# behind a private CA); empty: the system's.
+SKILLGATE_GIT_CA_BUNDLE = env_str("SKILLGATE_GIT_CA_BUNDLE", "")
 SKILLGATE_GIT_TIMEOUT_S = env_float("SKILLGATE_GIT_TIMEOUT_S", 30.0)
 SKILLGATE_GIT_MAX_REPO_BYTES = env_int("SKILLGATE_GIT_MAX_REPO_BYTES", 50 * 1024 * 1024)
 # Vendor skills with their scripts and references are often larger than the inline limit.
@@ -313,6 +316,18 @@ SKILLGATE_LLM_BASE_URL = env_str("SKILLGATE_LLM_BASE_URL", "http://127.0.0.1:114
 SKILLGATE_LLM_MODEL = env_str("SKILLGATE_LLM_MODEL", "llama3.1")
 SKILLGATE_LLM_API_KEY = env_str("SKILLGATE_LLM_API_KEY", "not-needed")
 SKILLGATE_LLM_TIMEOUT_S = env_float("SKILLGATE_LLM_TIMEOUT_S", 60.0)
+
+# --- Signed verdicts (registry.signing, SECURITY.md) -------------------------------------
+# The folder of the registry's ed25519 signing key and public keyring. A local run creates it
+# with a first key on first use; in production (HTTPS on) mount it from a secret store: a
+# missing key is then an error, never a new identity that pinned clients would refuse.
+SKILLGATE_SIGNING_KEY_DIR = Path(
+    env_str("SKILLGATE_SIGNING_KEY_DIR", str(VAR_DIR / "secrets" / "signing"))
+)
+SKILLGATE_SIGNING_KEY_GENERATE = env_bool("SKILLGATE_SIGNING_KEY_GENERATE", not HTTPS)
+# How long a signed status (published / yanked / quarantined) may be relied on after it was
+# issued: a client refuses an older one, so a stale mirror cannot hide a quarantine for longer.
+SKILLGATE_STATUS_VALIDITY_S = env_int("SKILLGATE_STATUS_VALIDITY_S", 24 * 3600)
 
 # --- Operators ----------------------------------------------------------------------------
 # Where this registry's web server answers, for links printed by commands (`make run` sets it).

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from config.health import healthz, readyz
 from config.views import ApiRoot, home
 from pipeline.prometheus import metrics_view
+from registry.api.views import signing_keys
 
 api_v1: list[URLPattern | URLResolver] = [
     path("", ApiRoot.as_view(), name="api-root"),
@@ -22,6 +23,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
+    path(".well-known/skillgate/keys.json", signing_keys, name="signing-keys"),
 ]
 
 handler404 = "config.api_errors.not_found"

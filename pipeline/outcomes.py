@@ -22,6 +22,7 @@ class OutcomeCode(models.TextChoices):
     SLA_TIMEOUT = "SLA_TIMEOUT"
     SOURCE_REJECTED = "SOURCE_REJECTED"
     SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
+    NAME_TAKEN = "NAME_TAKEN"
 
 
 # Errors: we could not process the submission (including a git source that could not be used,
@@ -33,6 +34,7 @@ ERROR_CODES = frozenset(
         OutcomeCode.SLA_TIMEOUT,
         OutcomeCode.SOURCE_REJECTED,
         OutcomeCode.SOURCE_UNAVAILABLE,
+        OutcomeCode.NAME_TAKEN,
     }
 )
 

@@ -17,8 +17,9 @@ quarantine never undoes an owner's yank. The system (a re-scan campaign) may qua
 people of the Security group restore.
 
 The owner of a skill owned by a registry account is that account. A skill from git is owned by
-its repository's owner, who has no account here: the account whose submission created a
-version stands for the owner of that version.
+the holder of its namespace (``registry.namespaces``): the account that proved control of the
+repository owner, or the trusted organisation's linked publishers — never merely the account
+whose submission created a version.
 
 ``change_status`` is a compare-and-set on the status, with its VersionEvent written in the same
 transaction: of concurrent attempts exactly one wins, the others get StatusConflict.
@@ -34,6 +35,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.roles import SECURITY_GROUP, is_security
+from registry import namespaces
 from registry.models import BundleSnapshot, Skill, SkillVersion, VersionEvent, VersionStatus
 from registry.publication import create_version
 
@@ -101,13 +103,13 @@ class Actor:
 
 
 def is_owner(version: SkillVersion, user: AbstractBaseUser | AnonymousUser | None) -> bool:
-    """The skill's owner account, or for a skill from git the account that submitted it."""
+    """The skill's owner account, or for a skill from git the holder of its namespace."""
     if user is None or not user.is_authenticated or not user.is_active:
         return False
     skill = version.skill
     if skill.origin == Skill.Origin.ACCOUNT:
         return skill.owner_account_id == user.pk
-    return version.submitter_id == user.pk
+    return namespaces.may_publish(skill.owner, namespaces.git(skill.host), user.pk)
 
 
 def check_permitted(action: str, version: SkillVersion, actor: Actor) -> None:
@@ -124,7 +126,7 @@ def check_permitted(action: str, version: SkillVersion, actor: Actor) -> None:
         )
     raise VersionActionForbidden(
         f"only the owner of {version.skill} can {action} its versions (for a skill from git, "
-        "the account that submitted the version)"
+        "the account that holds its namespace)"
     )
 
 

@@ -465,3 +465,50 @@ class RescanItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.version_id} {self.status} {self.outcome}".strip()
+
+
+class Namespace(models.Model):
+    """An owner name (the ``alice`` of ``alice/hello``) and the one source that holds it.
+
+    Every skill lives in a namespace, and a namespace belongs to exactly one source: a registry
+    account (its username, claimed when the account is created or first publishes) or a git
+    repository owner on one host, claimed once by an account that proved control of a
+    repository there (a verification file at a branch or tag tip naming the account) or given
+    by an operator. ``registry.namespaces`` holds the rule; names that look alike (case,
+    ``0``/``o``, ``1``/``l``, ``rn``/``m`` …) share a ``skeleton`` and cannot both exist.
+    """
+
+    class Kind(models.TextChoices):
+        ACCOUNT = "account", "Registry account"
+        GIT = "git", "Git repository owner"
+
+    name = models.CharField(max_length=100, unique=True, help_text="Lowercase ASCII.")
+    skeleton = models.CharField(
+        max_length=100, unique=True, help_text="The name with look-alike characters folded."
+    )
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="namespaces",
+        help_text="The account that publishes in it (for a trusted organisation's: none, its "
+        "linked publishers do).",
+    )
+    host = models.CharField(max_length=253, blank=True, help_text="Git: the repository host.")
+    git_owner = models.CharField(max_length=100, blank=True, help_text="Git: the owner there.")
+    decided_by = models.CharField(
+        max_length=300,
+        help_text="How it was decided: the account's creation, a verification "
+        "file at a commit, an operator, or the skills published before namespaces existed.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("name",)
+        permissions = [("assign_namespace", "Can give a namespace to another account")]
+
+    def __str__(self) -> str:
+        source = f"{self.host}/{self.git_owner}" if self.kind == self.Kind.GIT else "account"
+        return f"{self.name} ({source})"

@@ -26,7 +26,7 @@ from config.statements import (
     single_statements,
     table,
 )
-from registry import selectors
+from registry import namespaces, selectors
 from registry.models import BundleSnapshot, Skill, SkillVersion, VersionEvent, VersionStatus
 
 
@@ -58,6 +58,8 @@ class Neighbours:
     """Every version number of the skill, any status: numbering continues after them."""
     quarantined_twin_id: int | None
     """A quarantined version, in any skill, of exactly these files."""
+    may_publish: bool
+    """The namespace rule (``registry.namespaces``) lets the submitter publish here now."""
 
 
 def lock_skill(new: Skill, submission_id: uuid.UUID, bundle_sha256: str) -> LockedSkill:
@@ -99,13 +101,17 @@ _QUARANTINED_TWIN = (
 )
 
 
-def first_ids(owner: str, name: str, bundle: str) -> dict[str, str]:
+def first_ids(
+    owner: str, name: str, bundle: str, *, is_git: str, host: str, account: str
+) -> dict[str, str]:
     """SQL expressions, over a row of the caller's (``owner``, ``name`` and ``bundle`` are its
-    expressions of the skill's owner and name and the bundle's sha256), drawing the ids of a new
-    skill and of its first version when the publication can be the skill's first and nothing
-    more: no skill has the name, and no version of exactly these files is quarantined (that one
-    takes the locking path, which quarantines it at once). NULL otherwise, and always on the
-    one-by-one path.
+    expressions of the skill's owner and name and the bundle's sha256; ``is_git``, ``host`` and
+    ``account`` of where it comes from and who submitted it), drawing the ids of a new skill and
+    of its first version when the publication can be the skill's first and nothing more: no
+    skill has the name, no version of exactly these files is quarantined (that one takes the
+    locking path, which quarantines it at once), and the namespace rule lets the account publish
+    there (else the locking path says why not). NULL otherwise, and always on the one-by-one
+    path.
 
     With them a first publication needs no lock: its skill, version and first event are
     inserted in one statement (``services.first_publication``), and a skill of that name
@@ -120,6 +126,7 @@ def first_ids(owner: str, name: str, bundle: str) -> dict[str, str]:
         f" AND NOT EXISTS (SELECT 1 FROM {table(SkillVersion)}"
         f" WHERE {column(SkillVersion, 'bundle')} = {bundle}"
         f" AND {column(SkillVersion, 'status')} = '{VersionStatus.QUARANTINED.value}')"
+        f" AND {namespaces.authorised_sql(owner, is_git, host, account)}"
     )
     return {
         "first_skill_id": f"CASE WHEN {first} THEN {next_id(Skill)} END",
@@ -147,23 +154,26 @@ def _lock_skill_one_by_one(new: Skill, submission_id: uuid.UUID, bundle_sha256: 
     return LockedSkill(skill, created, existing)
 
 
-def neighbours(locked: LockedSkill, bundle_sha256: str) -> Neighbours:
+def neighbours(
+    locked: LockedSkill, bundle_sha256: str, source: namespaces.Source, account_id: int | None
+) -> Neighbours:
     """Read once the skill and the bundle are locked (a statement after the lock's, so with a
     fresh snapshot): a version another publication just committed is seen, and so is a
     quarantine of these files committed while this publication waited for the lock."""
     if not single_statements():
-        return _neighbours_one_by_one(locked, bundle_sha256)
+        return _neighbours_one_by_one(locked, bundle_sha256, source, account_id)
     versions, skill, status, bundle = (
         table(SkillVersion),
         column(SkillVersion, "skill"),
         column(SkillVersion, "status"),
         column(SkillVersion, "bundle"),
     )
+    may_publish, may_publish_params = namespaces.asked(locked.skill.owner, source, account_id)
     sql = (
         f"SELECT (SELECT id FROM {versions} WHERE {skill} = %s AND {bundle} = %s"
         f" AND {status} = %s ORDER BY id DESC LIMIT 1),"
         f" ARRAY(SELECT {column(SkillVersion, 'version')} FROM {versions} WHERE {skill} = %s),"
-        f" ({_QUARANTINED_TWIN})"
+        f" ({_QUARANTINED_TWIN}), ({may_publish})"
     )
     skill_id = locked.skill.pk
     with connection.cursor() as cursor:
@@ -176,18 +186,24 @@ def neighbours(locked: LockedSkill, bundle_sha256: str) -> Neighbours:
                 skill_id,
                 bundle_sha256,
                 VersionStatus.QUARANTINED.value,
+                *may_publish_params,
             ],
         )
-        same_bundle_id, numbers, twin_id = cursor.fetchone()
-    return Neighbours(same_bundle_id, tuple(numbers), twin_id)
+        same_bundle_id, numbers, twin_id, allowed = cursor.fetchone()
+    return Neighbours(same_bundle_id, tuple(numbers), twin_id, allowed)
 
 
-def _neighbours_one_by_one(locked: LockedSkill, bundle_sha256: str) -> Neighbours:
+def _neighbours_one_by_one(
+    locked: LockedSkill, bundle_sha256: str, source: namespaces.Source, account_id: int | None
+) -> Neighbours:
     versions = SkillVersion.objects.filter(skill=locked.skill)
     same = versions.available().filter(bundle_id=bundle_sha256).newest_first().first()
     twin = selectors.quarantined_with_bundle(bundle_sha256).values_list("pk", flat=True).first()
     return Neighbours(
-        same.pk if same else None, tuple(versions.values_list("version", flat=True)), twin
+        same.pk if same else None,
+        tuple(versions.values_list("version", flat=True)),
+        twin,
+        namespaces.may_publish(locked.skill.owner, source, account_id),
     )
 
 

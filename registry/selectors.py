@@ -63,7 +63,7 @@ def listed_versions(skill: Skill) -> QuerySet[SkillVersion]:
 def skill_version(owner: str, name: str, version: str) -> SkillVersion:
     """One version by its exact number, whatever its status."""
     return get_object_or_404(
-        SkillVersion.objects.select_related("skill", "bundle"),
+        SkillVersion.objects.select_related("skill", "bundle", "tier1_result", "tier2_result"),
         skill__owner=owner.lower(),
         skill__name=name,
         version=version,

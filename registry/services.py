@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 
-from registry import archives, lifecycle, publication, selectors, versions
+from registry import archives, lifecycle, namespaces, publication, selectors, versions
 from registry.bundles import Bundle
 from registry.models import (
     BundleSnapshot,
@@ -20,11 +20,8 @@ from registry.models import (
     TrustedOrg,
     VersionEvent,
 )
+from registry.namespaces import NameTaken
 from skillformat.skillmd import SkillManifest
-
-
-class NameTaken(Exception):
-    """The skill name, or the owner's namespace, belongs to another publisher."""
 
 
 def store_snapshot(bundle: Bundle, manifest: SkillManifest) -> BundleSnapshot:
@@ -67,24 +64,48 @@ def check_owner(owner: str, account: AbstractBaseUser) -> None:
 
 
 def check_publisher(
-    owner: str, name: str, origin: str, account: AbstractBaseUser, host: str = ""
+    owner: str,
+    name: str,
+    source: namespaces.Source,
+    account: AbstractBaseUser,
+    *,
+    proof: tuple[str, ...] | None = None,
+    proof_location: str = "",
 ) -> None:
     """Refuse a submission that would publish into a namespace or name another publisher owns.
 
-    A skill owned by a registry account takes new versions only from that account, a skill from
-    git only from the same owner on the same host, and a name first published from git cannot
+    The namespace rule first (``registry.namespaces``: one source per owner name, decided once,
+    claimed here when free and proved), trusted organisations' names for their linked
+    publishers only, then the skill: one owned by an account takes new versions only from that
+    account, one from git only from the same host, and a name first published from git cannot
     be taken over by an inline upload (or vice versa).
     """
     check_owner(owner, account)
+    namespaces.authorise(owner, source, account, proof=proof, proof_location=proof_location)
     skill = Skill.objects.filter(owner=owner, name=name).first()
-    if skill is None:
-        return
+    if skill is not None:
+        _check_skill(skill, source, account.pk)
+
+
+def _check_skill(skill: Skill, source: namespaces.Source, account_id: int | None) -> None:
     if (
-        skill.origin != origin
-        or (skill.origin == Skill.Origin.ACCOUNT and skill.owner_account_id != account.pk)
-        or (skill.origin == Skill.Origin.GIT and skill.host.lower() != host.lower())
+        skill.origin != source.origin
+        or (skill.origin == Skill.Origin.ACCOUNT and skill.owner_account_id != account_id)
+        or (skill.origin == Skill.Origin.GIT and skill.host.lower() != source.host)
     ):
-        raise NameTaken(f"the skill {owner}/{name} belongs to another publisher")
+        raise NameTaken(f"the skill {skill} belongs to another publisher")
+
+
+def check_may_publish(request: PublicationRequest) -> None:
+    """The namespace rule again, where the version is about to be stored (the submission may
+    have waited days for a reviewer): NameTaken when the account may no longer publish there."""
+    namespaces.check_may_publish(request.owner, _source(request), request.submitter_id)
+
+
+def _source(request: PublicationRequest) -> namespaces.Source:
+    return (
+        namespaces.git(request.host) if request.origin == Skill.Origin.GIT else namespaces.ACCOUNT
+    )
 
 
 def link_publisher(org: TrustedOrg, user: User, actor: str) -> PublisherMembership:
@@ -176,7 +197,14 @@ def publish_version(request: PublicationRequest, *, caller_stores: bool = False)
     )
     if locked.submission_version_id is not None:
         return Publication(_version(locked.submission_version_id), created=False)
-    around = publication.neighbours(locked, request.bundle_sha256)
+    # The publisher check again, under the skill's lock: between intake and now another
+    # account may have published this name, or the namespace changed hands.
+    _check_skill(locked.skill, _source(request), request.submitter_id)
+    around = publication.neighbours(
+        locked, request.bundle_sha256, _source(request), request.submitter_id
+    )
+    if not around.may_publish:
+        check_may_publish(request)
     if around.same_bundle_id is not None:
         same = _version(around.same_bundle_id)
         return Publication(

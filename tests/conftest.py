@@ -111,3 +111,16 @@ def fleet(broker):
     workers = WorkerFleet()
     yield workers
     workers.stop_all()
+
+
+@pytest.fixture
+def git_host(tmp_path, settings):
+    """A real git host on 127.0.0.1 over smart HTTP (TLS), allowed and trusted by the registry;
+    ``git_host.serve(repo)`` publishes a repository made under ``git_host.root``."""
+    from tests.support.git_server import GitHost
+
+    host = GitHost(tmp_path / "git-host").start()
+    settings.SKILLGATE_GIT_ALLOWED_HOSTS = [host.host]
+    settings.SKILLGATE_GIT_CA_BUNDLE = str(host.ca_bundle)
+    yield host
+    host.stop()

@@ -1,10 +1,12 @@
 """Intake: the submission's source made into a snapshot, and whether it is a vendor's.
 
 A git source is fetched here, in the pipeline's first step, once: a slow git host costs a
-worker's time, never a web request's. The vendor fast path is open only when every condition
-holds: the repository (host, owner) is a trusted organisation, the fetched commit is the current
-tip of a branch or tag of that repository (not a pull request's head, not a raw commit), and the
-submitting account is a linked publisher of the organisation.
+worker's time, never a web request's. A version comes only from the current tip of a branch or
+tag of the repository itself — never a pull request's head or a raw commit, which a host serves
+through the repository for anyone's fork — and only from the account that holds the repository
+owner's namespace (``registry.namespaces``: claimed here with the verification file read at
+that tip, when free). The vendor fast path is open only when, besides, the repository (host,
+owner) is a trusted organisation and the submitting account is one of its linked publishers.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from pipeline.models import Submission
 from pipeline.services.submissions import skill_manifest
 from pipeline.sources.errors import SourceRejected
 from pipeline.sources.git import FetchedSkill, fetch_skill
+from registry import namespaces
 from registry import services as registry
 from registry.bundles import Bundle
-from registry.models import Skill, TrustedOrg
+from registry.models import TrustedOrg
 
 
 @dataclass(frozen=True)
@@ -38,14 +41,22 @@ def take_in(submission: Submission) -> Intake:
     if submission.bundle is not None:  # no query when bundle_id is None
         return Intake(bundle=submission.bundle.as_bundle())
     fetched = fetch_skill(submission.repo_url, submission.skill_path, submission.ref)
+    if not fetched.is_tip_of_branch_or_tag:
+        raise SourceRejected(
+            "ref",
+            f"{fetched.ref.kind} {fetched.ref.name or submission.ref} is not a branch or tag of "
+            "the repository: versions are published only from the current tip of a branch or "
+            "tag of the repository itself (not a pull request's head, not a raw commit)",
+        )
     manifest = skill_manifest(fetched.bundle, "skill_path")
     try:
         registry.check_publisher(
             fetched.repo.owner,
             manifest.name,
-            Skill.Origin.GIT,
+            namespaces.git(fetched.repo.host),
             submission.submitter,
-            host=fetched.repo.host,
+            proof=fetched.owner_claim,
+            proof_location=f"{fetched.repo.url} {fetched.ref.name} {fetched.commit}",
         )
     except registry.NameTaken as exc:
         raise SourceRejected("name", str(exc)) from exc
@@ -75,11 +86,6 @@ def _vendor_org(submission: Submission, fetched: FetchedSkill) -> tuple[TrustedO
     host, owner = fetched.repo.host, fetched.repo.owner
     if registry.trusted_org(host, owner) is None:
         return None, ""
-    if not fetched.is_tip_of_branch_or_tag:
-        return None, (
-            f"the fetched commit is not the tip of a branch or tag ({fetched.ref.kind} "
-            f"{fetched.ref.name or submission.ref})"
-        )
     org = registry.vendor_org_for(host, owner, submission.submitter)
     if org is None:
         return None, "the submitting account is not a linked publisher of the organisation"

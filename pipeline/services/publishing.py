@@ -62,6 +62,10 @@ def publication_reads() -> dict[str, str]:
             f"submission.{column(Submission, 'skill_owner')}",
             f"submission.{column(Submission, 'skill_name')}",
             f"submission.{column(Submission, 'bundle')}",
+            is_git=f"submission.{column(Submission, 'source_kind')}"
+            f" = '{Submission.SourceKind.GIT.value}'",
+            host=f"submission.{column(Submission, 'repo_host')}",
+            account=f"submission.{column(Submission, 'submitter')}",
         ),
     }
 
@@ -87,7 +91,8 @@ def publish(
     also: Sequence[CompanionWrite] = (),
     reads: PublicationReads | None = None,
 ) -> SkillVersion:
-    """Assign the version and move to PUBLISHED, audited as ``trigger`` by ``actor``;
+    """Assign the version and move to PUBLISHED, audited as ``trigger`` by ``actor``; raises
+    ``registry.NameTaken`` (nothing stored) when the submitter may no longer publish there;
     ``metadata`` joins the audit event's, and the writes in ``also`` are made with the
     transition (see ``transition``), as is storing a new version. ``reads``, when the caller
     read them with the submission already, save a query."""

@@ -53,6 +53,7 @@ from pipeline.transitions import (
     transition_through,
 )
 from registry import results
+from registry import services as registry
 from registry.bundles import Bundle
 from registry.models import GradingResult, SkillVersion
 
@@ -199,6 +200,8 @@ def run_publish(submission_id: str, context: StepContext) -> None:
             )
         except TransitionConflict as conflict:
             logger.info("publish of %s skipped: %s", submission.pk, conflict)
+        except registry.NameTaken as refused:
+            _refuse_publication(started, refused)
 
 
 @dataclass(frozen=True)
@@ -407,6 +410,27 @@ def _store_and_apply(
     for change, event in zip(changes, events, strict=True):
         moved_in_memory(submission, change, event)
     return True
+
+
+def _refuse_publication(started: Started, refused: Exception) -> None:
+    """The publisher check failed where the version was to be stored: nothing was published,
+    and the author is told why (an error, not a verdict on the skill)."""
+    submission = started.submission
+    _store_and_apply(
+        started,
+        None,
+        (
+            Change(
+                State(submission.state),
+                State.REJECTED,
+                "publisher-refused",
+                Actor.system(),
+                outcome=Outcome.error(
+                    OutcomeCode.NAME_TAKEN, f"Not published: {refused}. Nothing was stored."
+                ),
+            ),
+        ),
+    )
 
 
 def _source_rejected(submission: Submission, rejected: SourceRejected) -> Change:

@@ -23,9 +23,9 @@ from pipeline.sources.git import check_ref, check_skill_path, parse_repo_url
 from pipeline.sources.inline import bundle_from_inline
 from pipeline.states import State
 from pipeline.transitions import Actor, record_received
+from registry import namespaces
 from registry import services as registry
 from registry.bundles import SKILL_FILE, Bundle
-from registry.models import Skill
 from skillformat.skillmd import SkillFileError, SkillManifest, parse_manifest
 
 
@@ -70,7 +70,14 @@ def _git_fields(submitter: User, request: SubmissionRequest) -> dict[str, object
     repo = parse_repo_url(request.repo_url)
     ref = check_ref(request.ref)
     skill_path = check_skill_path(request.skill_path)
-    _check_publisher(lambda: registry.check_owner(repo.owner, submitter), "repo_url")
+    # The namespace rule as far as it can be told before the fetch (the verification file is
+    # read at intake): a name held by another source or account is refused at once.
+    _check_publisher(
+        lambda: registry.check_publisher(
+            repo.owner, "", namespaces.git(repo.host), submitter, proof=None
+        ),
+        "repo_url",
+    )
     return {
         "source_kind": Submission.SourceKind.GIT,
         "skill_owner": repo.owner,
@@ -90,7 +97,7 @@ def _inline_fields(submitter: User, request: SubmissionRequest) -> dict[str, obj
     manifest = skill_manifest(bundle, "files")
     owner = submitter.get_username().lower()
     _check_publisher(
-        lambda: registry.check_publisher(owner, manifest.name, Skill.Origin.ACCOUNT, submitter),
+        lambda: registry.check_publisher(owner, manifest.name, namespaces.ACCOUNT, submitter),
         "name",
     )
     return {

@@ -29,6 +29,7 @@ from django.conf import settings
 from pipeline.sources.errors import ContentTooLarge, SourceRejected, SourceUnavailable
 from pipeline.sources.paths import checked_bundle_paths, checked_path
 from registry.bundles import Bundle, BundleFile
+from registry.namespaces import VERIFICATION_FILE
 
 FILE_HOST = "file"
 """The host of ``file://`` repositories, which only the tests allow."""
@@ -67,6 +68,7 @@ _TEXT_SUFFIXES = frozenset(
 _SUBMODULE_MODE = "160000"
 _SYMLINK_MODE = "120000"
 _POLL_S = 0.2
+_MAX_OWNER_FILE_BYTES = 1024
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,9 @@ class FetchedSkill:
     commit: str
     repo: RepoLocation
     ref: ResolvedRef
+    owner_claim: tuple[str, ...] = ()
+    """The account names in the repository's verification file at the fetched commit (see
+    ``registry.namespaces.VERIFICATION_FILE``), empty without one."""
 
     @property
     def is_tip_of_branch_or_tag(self) -> bool:
@@ -212,7 +217,13 @@ def fetch_skill(repo_url: str, skill_path: str, ref: str) -> FetchedSkill:
         commit = git.run("rev-parse", "FETCH_HEAD^{commit}").strip()
         entries = git.list_tree(skill_path)
         bundle = _read_bundle(git, entries, skill_path, ref or "the default branch")
-        return FetchedSkill(bundle=bundle, commit=commit, repo=repo, ref=resolved)
+        return FetchedSkill(
+            bundle=bundle,
+            commit=commit,
+            repo=repo,
+            ref=resolved,
+            owner_claim=_read_owner_claim(git),
+        )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -261,6 +272,23 @@ def _resolve(git: _Git, url: str, ref: str) -> ResolvedRef:
         f"ref {ref!r} was not found in the repository (give a branch, a tag, a full ref name "
         "or a full commit id)",
     )
+
+
+def _read_owner_claim(git: _Git) -> tuple[str, ...]:
+    """The account names of the verification file at the repository's root: a regular file of
+    at most a kilobyte, one name a line, ``#`` starting a comment."""
+    entries = [
+        e
+        for e in git.list_tree(VERIFICATION_FILE, exact=True)
+        if e.path == VERIFICATION_FILE and e.mode in ("100644", "100755")
+    ]
+    if not entries or entries[0].size > _MAX_OWNER_FILE_BYTES:
+        return ()
+    content = git.read_blobs([entries[0].object_id])[entries[0].object_id]
+    names = (
+        line.split("#", 1)[0].strip() for line in content.decode("utf-8", "replace").split("\n")
+    )
+    return tuple(name for name in names if name)
 
 
 @dataclass(frozen=True)
@@ -326,6 +354,8 @@ class _Git:
             "-c", "transfer.fsckObjects=true",
             "-c", f"protocol.file.allow={'always' if allow_file else 'never'}",
         ]  # fmt: skip
+        if settings.SKILLGATE_GIT_CA_BUNDLE:
+            self.config += ["-c", f"http.sslCAInfo={settings.SKILLGATE_GIT_CA_BUNDLE}"]
 
     def _command(self, *args: str) -> list[str]:
         git_dir = ["--git-dir", str(self.repo)] if self.repo.exists() else []
@@ -392,8 +422,10 @@ class _Git:
         if process.returncode != 0:
             raise _classify_fetch_error(stderr.decode("utf-8", "replace"), ref)
 
-    def list_tree(self, skill_path: str) -> list[_Entry]:
-        pathspec = [f"{skill_path.rstrip('/')}/"] if skill_path else []
+    def list_tree(self, skill_path: str, *, exact: bool = False) -> list[_Entry]:
+        """The blobs under ``skill_path`` (a folder), or the one at ``skill_path`` (``exact``)."""
+        folder = [f"{skill_path.rstrip('/')}/"] if skill_path else []
+        pathspec = [skill_path] if exact else folder
         raw = self.run_bytes("ls-tree", "-r", "-l", "-z", "FETCH_HEAD", "--", *pathspec)
         entries = []
         for record in filter(None, raw.split(b"\0")):

@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
-from registry import archives, selectors
+from registry import archives, attestations, selectors
 from registry.lifecycle import REASON_MAX_LENGTH
 from registry.models import Skill, SkillVersion, VersionEvent, VersionStatus
 
@@ -89,18 +89,32 @@ class VersionSummarySerializer(serializers.ModelSerializer):
         return _version_url(version, self.context)
 
 
+class NamespaceSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="account (a registry account) or git")
+    host = serializers.CharField(help_text="For git: the repository host; empty for an account.")
+    owner = serializers.CharField()
+
+
 class SkillSummarySerializer(serializers.ModelSerializer):
     latest_version = serializers.CharField(
-        allow_null=True, help_text="The newest published version; null when all are yanked."
+        allow_null=True,
+        help_text="The newest published release (never a pre-release); null when none is.",
     )
     updated_at = serializers.DateTimeField(source="latest_published_at", allow_null=True)
+    namespace = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
     class Meta:
         model = Skill
         fields: tuple[str, ...] = (
-            "owner", "name", "description", "latest_version", "updated_at", "url",
+            "owner", "name", "namespace", "description", "latest_version", "updated_at", "url",
         )  # fmt: skip
+
+    @extend_schema_field(NamespaceSerializer)
+    def get_namespace(self, skill: Skill) -> dict[str, str]:
+        """Which source holds the owner name: one registry account, or one git owner on one
+        host (never both: see SECURITY.md)."""
+        return {"kind": skill.origin, "host": skill.host, "owner": skill.owner}
 
     def get_url(self, skill: Skill) -> str:
         return reverse(
@@ -129,6 +143,7 @@ class VersionDetailSerializer(serializers.ModelSerializer):
     archive_url = serializers.SerializerMethodField()
     archive_sha256 = serializers.SerializerMethodField()
     advisory = serializers.SerializerMethodField()
+    attestations = serializers.SerializerMethodField()
     files = serializers.SerializerMethodField()
 
     class Meta:
@@ -136,8 +151,20 @@ class VersionDetailSerializer(serializers.ModelSerializer):
         fields = (
             "owner", "name", "description", "version", "status", "status_reason",
             "status_changed_at", "bundle_sha256", "channel", "published_at", "archive_url",
-            "archive_sha256", "advisory", "files",
+            "archive_sha256", "advisory", "attestations", "files",
         )  # fmt: skip
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "description": "DSSE envelopes over in-toto Statements whose subject is the archive: "
+            "the verdict (never changes) and the status (signed when asked, with issued_at and "
+            "valid_until). Keys: /.well-known/skillgate/keys.json.",
+            "properties": {"verdict": {"type": "object"}, "status": {"type": "object"}},
+        }
+    )
+    def get_attestations(self, version: SkillVersion) -> dict[str, Any]:
+        return {"verdict": attestations.verdict(version), "status": attestations.status(version)}
 
     def get_archive_url(self, version: SkillVersion) -> str:
         return _version_url(version, self.context, "skill-version-archive")

@@ -17,10 +17,11 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import generics, permissions, serializers, status
+from rest_framework.decorators import api_view, permission_classes
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from registry import archives, lifecycle, selectors, services
+from registry import archives, lifecycle, selectors, services, signing
 from registry.api.serializers import (
     AdvisorySerializer,
     SkillDetailSerializer,
@@ -210,3 +211,14 @@ class AdvisoryDetail(generics.RetrieveAPIView):
 
     def get_queryset(self) -> QuerySet[VersionEvent]:
         return selectors.advisories()
+
+
+@extend_schema(exclude=True)
+@api_view(["GET"])
+@permission_classes([permissions.AllowAny])
+def signing_keys(request: Request) -> Response:
+    """The registry's public keys, current and retired, with the endorsement chain (a client
+    pins one and follows endorsements through rotations)."""
+    response = Response(signing.keyring().document())
+    response["Cache-Control"] = "max-age=300"
+    return response

@@ -1,10 +1,13 @@
-"""Real git repositories on disk, served to the code under test as file:// URLs."""
+"""Real git repositories on disk, served to the code under test as file:// URLs (or over smart
+HTTP by ``tests.support.git_server``)."""
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from registry.namespaces import VERIFICATION_FILE
 
 _ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -24,14 +27,32 @@ def git(repo: Path, *args: str) -> str:
 
 
 def make_repo(
-    root: Path, owner: str, name: str, files: Mapping[str, str | bytes], branch: str = "main"
+    root: Path,
+    owner: str,
+    name: str,
+    files: Mapping[str, str | bytes],
+    branch: str = "main",
+    *,
+    verified_for: Sequence[str] = (),
 ) -> Path:
-    """A repository at ROOT/OWNER/NAME with ``files`` committed on ``branch``."""
+    """A repository at ROOT/OWNER/NAME with ``files`` committed on ``branch``; with
+    ``verified_for``, the verification file naming those accounts is committed with them (the
+    proof of control that lets an account claim OWNER's namespace)."""
     repo = root / owner / name
     repo.mkdir(parents=True)
     git(repo, "init", "--quiet", "--initial-branch", branch)
-    commit_files(repo, files, "initial")
+    commit_files(repo, {**files, **owner_file(*verified_for)}, "initial")
     return repo
+
+
+def owner_file(*accounts: str) -> dict[str, str]:
+    """The verification file naming ``accounts`` (nothing when none is named)."""
+    if not accounts:
+        return {}
+    return {
+        VERIFICATION_FILE: "# accounts that publish this owner's skills\n"
+        + "".join(f"{account}\n" for account in accounts)
+    }
 
 
 def commit_files(repo: Path, files: Mapping[str, str | bytes], message: str) -> str:

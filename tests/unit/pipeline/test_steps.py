@@ -14,7 +14,7 @@ from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
 from registry.models import BundleSnapshot, SkillVersion
 from tests.support.skills import benign_files, tier1_failing_files
-from tests.unit.pipeline.factories import submission_in
+from tests.unit.pipeline.factories import held_by, submission_in
 
 pytestmark = pytest.mark.django_db
 
@@ -69,9 +69,11 @@ def test_a_tier1_failure_is_final_and_explains_itself(make_user):
 def test_a_trusted_owner_name_alone_does_not_open_the_vendor_path(make_user):
     """The vendor path needs a source verified at intake (tests/unit/pipeline/
     test_vendor_path.py), not an owner that happens to be a trusted organisation's name."""
-    submission = submission_in(State.RECEIVED, make_user(), repo_url="https://github.com/x/y")
+    author = make_user()
+    submission = submission_in(State.RECEIVED, author, repo_url="https://github.com/x/y")
     submission.skill_owner = "openai"
     submission.save(update_fields=["skill_owner"])
+    held_by(author, "openai", "github.com")
     run_all(submission.pk)
     submission.refresh_from_db()
     assert [e[1] for e in trail(submission)][:3] == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING"]

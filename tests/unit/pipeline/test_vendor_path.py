@@ -18,6 +18,7 @@ from pipeline.services.attempts import StepContext
 from pipeline.sources.errors import SourceUnavailable
 from pipeline.sources.git import FILE_HOST
 from pipeline.states import State
+from registry import namespaces
 from registry import services as registry
 from registry.models import PublisherMembershipEvent, Skill, SkillVersion, TrustedOrg
 from tests.support.git_repos import file_url, git, make_repo
@@ -113,13 +114,18 @@ def test_owner_spoofing_with_dot_segments_is_refused_at_submission(client_for, p
 # --- item 2: trust is (host, owner) ------------------------------------------------------
 
 
-def test_the_trusted_name_on_another_host_is_not_the_vendor(client_for, make_user, vendor_repo):
+def test_the_trusted_name_on_another_host_is_not_the_vendor(client_for, make_user, tmp_path):
     """Trusted as github.com/anthropics only: the same owner name on the tests' host is
-    someone else, even for an account linked to the github.com organisation."""
+    someone else, even for an account linked to the github.com organisation (which proves
+    control of this repository as anyone would, and takes the normal path)."""
     org = TrustedOrg.objects.get(host="github.com", name="anthropics")
     member = make_user("gh-member")
     registry.link_publisher(org, member, actor="operator")
-    response = submit(client_for(member), {"repo_url": file_url(vendor_repo), "skill_path": "pdf"})
+    repo = make_repo(
+        tmp_path, "anthropics", "skills", {"pdf/SKILL.md": skill_md("pdf-tools")},
+        verified_for=["gh-member"],
+    )  # fmt: skip
+    response = submit(client_for(member), {"repo_url": file_url(repo), "skill_path": "pdf"})
     submission = run_pipeline(response.json()["id"])
     assert states(submission)[:3] == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING"]
     assert submission.vendor_org is None
@@ -128,21 +134,21 @@ def test_the_trusted_name_on_another_host_is_not_the_vendor(client_for, make_use
 
 
 def test_a_git_skill_takes_versions_only_from_its_own_host(make_user):
-    author = make_user("bob")
-    registry.check_publisher("bob", "x", "git", author, host="github.com")
+    author = make_user("bob-git")
+    proof = ("bob-git",)
+    registry.check_publisher("bob", "x", namespaces.git("github.com"), author, proof=proof)
     Skill.objects.create(owner="bob", name="x", origin="git", host="github.com")
-    registry.check_publisher("bob", "x", "git", author, host="github.com")
+    registry.check_publisher("bob", "x", namespaces.git("github.com"), author, proof=proof)
     with pytest.raises(registry.NameTaken):
-        registry.check_publisher("bob", "x", "git", author, host="codeberg.org")
+        registry.check_publisher("bob", "x", namespaces.git("codeberg.org"), author, proof=proof)
 
 
 # --- item 3: only a branch or tag tip of the organisation's repository --------------------
 
 
 @pytest.mark.parametrize("ref", ["refs/pull/7/head", "COMMIT"])
-def test_a_pull_request_head_or_a_raw_commit_goes_through_the_normal_scan(
-    client_for, publisher, vendor_repo, ref
-):
+def test_a_pull_request_head_or_a_raw_commit_is_refused(client_for, publisher, vendor_repo, ref):
+    """Not even the normal path: a version comes only from a branch or tag tip (issue 21)."""
     git(vendor_repo, "update-ref", "refs/pull/7/head", "HEAD")
     if ref == "COMMIT":
         ref = git(vendor_repo, "rev-parse", "HEAD").strip()
@@ -150,11 +156,10 @@ def test_a_pull_request_head_or_a_raw_commit_goes_through_the_normal_scan(
         client_for(publisher), {"repo_url": file_url(vendor_repo), "skill_path": "pdf", "ref": ref}
     )
     submission = run_pipeline(response.json()["id"])
-    assert states(submission)[:3] == ["RECEIVED", "TIER1_SCANNING", "TIER2_SCANNING"]
-    intake = submission.events.get(to_state="TIER1_SCANNING").metadata
-    assert "not the tip of a branch or tag" in intake["vendor_path_refused"]
-    assert submission.published_version is not None
-    assert submission.published_version.channel != SkillVersion.Channel.VENDOR
+    assert states(submission) == ["RECEIVED", "REJECTED"]
+    assert submission.outcome is not None and submission.outcome.code == "SOURCE_REJECTED"
+    assert "current tip of a branch or tag" in submission.outcome.message
+    assert submission.published_version is None
 
 
 # --- item 4: publisher membership ----------------------------------------------------------
@@ -232,7 +237,9 @@ def test_a_vendor_bundle_with_a_critical_finding_waits_for_review(client_for, pu
 def test_a_git_submission_is_accepted_before_the_fetch_and_the_worker_records_the_commit(
     client_for, make_user, tmp_path
 ):
-    repo = make_repo(tmp_path, "someorg", "skills", {"SKILL.md": skill_md("pdf-tools")})
+    repo = make_repo(
+        tmp_path, "someorg", "skills", {"SKILL.md": skill_md("pdf-tools")}, verified_for=["alice"]
+    )
     response = submit(client_for(make_user()), {"repo_url": file_url(repo)})
     assert response.status_code == 201
     body = response.json()

@@ -17,6 +17,7 @@ from registry.lifecycle import (
     VersionStatusError,
 )
 from registry.models import SkillVersion, VersionEvent, VersionStatus
+from registry.namespaces import NameTaken
 from tests.support.concurrency import at_once
 from tests.support.versions import make_security, publish_files, publish_skill
 
@@ -161,22 +162,24 @@ def test_an_inactive_owner_may_not_yank(version, author):
         lifecycle.yank(version.pk, Actor.account(author))
 
 
-def test_a_git_skills_version_is_yanked_by_the_account_that_submitted_it(make_user):
-    first, second = make_user("gita"), make_user("gino")
+def test_a_git_skills_versions_are_yanked_by_the_holder_of_its_namespace(make_user):
+    """Not by whoever submitted a version: the account that holds the repository owner's
+    namespace (issue 21: a pull request's author could yank the owner's versions)."""
+    holder, other = make_user("gita"), make_user("gino")
     repo = "https://github.com/someorg/skills"
-    v1 = publish_files(first, name="git-skill", repo_url=repo)
-    v2 = publish_files(
-        second,
-        {"SKILL.md": "---\nname: git-skill\ndescription: Two.\n---\nTwo."},
-        name="git-skill",
-        repo_url=repo,
-    )
-    assert v1.skill_id == v2.skill_id and v1.skill.owner_account_id is None
+    v1 = publish_files(holder, name="git-skill", repo_url=repo)
+    with pytest.raises(NameTaken):
+        publish_files(
+            other,
+            {"SKILL.md": "---\nname: git-skill\ndescription: Two.\n---\nTwo."},
+            name="git-skill",
+            repo_url=repo,
+        )
+    assert v1.skill.owner_account_id is None
 
-    with pytest.raises(VersionActionForbidden, match="the account that submitted the version"):
-        lifecycle.yank(v1.pk, Actor.account(second))
-    lifecycle.yank(v1.pk, Actor.account(first))
-    lifecycle.yank(v2.pk, Actor.account(second))
+    with pytest.raises(VersionActionForbidden, match="the account that holds its namespace"):
+        lifecycle.yank(v1.pk, Actor.account(other))
+    lifecycle.yank(v1.pk, Actor.account(holder))
 
 
 def test_allowed_actions_are_what_the_buttons_offer(version, author, stranger, security):
