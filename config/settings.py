@@ -321,8 +321,9 @@ SKILLGATE_LLM_TIMEOUT_S = env_float("SKILLGATE_LLM_TIMEOUT_S", 60.0)
 # The folder of the registry's ed25519 signing key and public keyring. A local run creates it
 # with a first key on first use; in production (HTTPS on) mount it from a secret store: a
 # missing key is then an error, never a new identity that pinned clients would refuse.
-SKILLGATE_SIGNING_KEY_DIR = Path(
-    env_str("SKILLGATE_SIGNING_KEY_DIR", str(VAR_DIR / "secrets" / "signing"))
+# A relative path is taken from the project's folder (the test suite keeps its own keys).
+SKILLGATE_SIGNING_KEY_DIR = BASE_DIR / env_str(
+    "SKILLGATE_SIGNING_KEY_DIR", str(VAR_DIR / "secrets" / "signing")
 )
 SKILLGATE_SIGNING_KEY_GENERATE = env_bool("SKILLGATE_SIGNING_KEY_GENERATE", not HTTPS)
 # How long a signed status (published / yanked / quarantined) may be relied on after it was

@@ -1,13 +1,17 @@
 """``install`` and ``verify``: what they check, in what order, and how they end.
 
-install: resolve the version (the registry's latest when none is named: never yanked or
-quarantined), refuse a quarantined one, download its archive, compare its sha256 with the one
-the registry publishes, unpack it as hostile bytes into a fresh folder inside DEST, compare every
-file with the registry's file list, record what was installed in ``.skillgate.json``, and only
-then move the folder to DEST/NAME (replacing an existing one only with --force).
+install: resolve the version (the registry's latest when none is named: never yanked,
+quarantined or a pre-release), take the registry's keys as this client trusts them
+(``skillgate_cli.signing``), check the signed verdict and the signed, current status of that
+version (refuse a quarantined one), download its archive and compare its sha256 with the
+*signed* one, unpack it as hostile bytes in memory, check that the files are the signed bundle
+and the registry's file list, write them into a fresh folder inside DEST with the record
+``.skillgate.json`` (which keeps the signed verdict), and only then move the folder to DEST/NAME
+(replacing an existing one only with --force). Nothing is written before every check passed.
 
-verify: read ``.skillgate.json``, ask the registry about that version now, and compare the
-folder's files with the registry's.
+verify: read ``.skillgate.json``, check offline that the recorded verdict is signed by a pinned
+key and that the folder's files are its bundle; then (unless --offline) ask the registry for the
+version's signed status now.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, TextIO
 
-from skillgate_cli import unpack
+from skillgate_cli import limits, signing, unpack
 from skillgate_cli.registry import Quarantined, Registry, RegistryError
 
 MARKER = ".skillgate.json"
@@ -67,16 +71,26 @@ class Spec:
         return cls(match["owner"].lower(), match["name"], match["version"])
 
 
-def install(spec: Spec, dest: Path, force: bool, registry: Registry, out: TextIO) -> Exit:
+def install(
+    spec: Spec,
+    dest: Path,
+    force: bool,
+    registry: Registry,
+    out: TextIO,
+    notices: TextIO,
+    trust_key: str | None = None,
+) -> Exit:
     target = dest / spec.name
     if os.path.lexists(target) and not force:
         raise Failure(f"{target} already exists; pass --force to replace it")
     version = spec.version or _latest(registry, spec)
     ref = f"{spec.owner}/{spec.name}@{version}"
     detail = _version(registry, spec.owner, spec.name, version)
-    if detail.get("status") == "quarantined":
+    keys = _trusted_keys(registry, notices, trust_key)
+    verdict, status = _signed(detail, keys, ref)
+    if status == "quarantined":
         raise Failure(_quarantine_message(ref, detail.get("advisory")), Exit.QUARANTINED)
-    if detail.get("status") == "yanked":
+    if status == "yanked":
         reason = detail.get("status_reason") or "no reason given"
         out.write(f"warning: {ref} was yanked by its owner ({reason}); installing it anyway\n")
     try:
@@ -85,11 +99,10 @@ def install(spec: Spec, dest: Path, force: bool, registry: Registry, out: TextIO
         raise Failure(_quarantine_message(ref, refused.advisory), Exit.QUARANTINED) from refused
     except RegistryError as error:
         raise Failure(str(error)) from error
-    published = detail.get("archive_sha256")
-    if unpack.sha256(archive) != published:
+    if unpack.sha256(archive) != verdict.archive_sha256:
         raise Failure(
-            f"the archive of {ref} does not match the sha256 the registry publishes "
-            f"({published}); nothing was installed"
+            f"the archive of {ref} is not the one the registry signed "
+            f"(sha256 {verdict.archive_sha256}); nothing was installed"
         )
     try:
         files = unpack.read_files(archive)
@@ -97,6 +110,8 @@ def install(spec: Spec, dest: Path, force: bool, registry: Registry, out: TextIO
         raise Failure(f"refusing the archive of {ref}: {unsafe}; nothing was installed") from unsafe
     if MARKER in files:
         raise Failure(f"the archive of {ref} contains {MARKER}, which the installer reserves")
+    if signing.bundle_sha256(files) != verdict.predicate.get("bundle_sha256"):
+        raise Failure(f"the files of {ref} are not the bundle the registry signed")
     expected = _published_files(detail)
     actual = {path: unpack.sha256(content) for path, content in files.items()}
     if actual != expected:
@@ -104,21 +119,49 @@ def install(spec: Spec, dest: Path, force: bool, registry: Registry, out: TextIO
             f"the archive of {ref} does not hold the files the registry lists; nothing was "
             "installed"
         )
-    _place(dest, spec.name, force, files, _record(registry, spec, version, detail))
-    out.write(f"installed {ref} into {target} (archive sha256 {published})\n")
+    record = _record(registry, spec, version, verdict, detail["attestations"]["verdict"])
+    _place(dest, spec.name, force, files, record)
+    out.write(
+        f"installed {ref} into {target} (archive sha256 {verdict.archive_sha256}, "
+        "signature verified)\n"
+    )
     return Exit.OK
 
 
-def verify(folder: Path, registry_url: str | None, out: TextIO) -> Exit:
+def verify(
+    folder: Path, registry_url: str | None, out: TextIO, notices: TextIO, offline: bool = False
+) -> Exit:
     record = _read_record(folder)
-    registry = Registry(registry_url or record["registry"])
     owner, name, version = record["owner"], record["name"], record["version"]
     ref = f"{owner}/{name}@{version}"
-    detail = _version(registry, owner, name, version)
-    if detail.get("bundle_sha256") != record.get("bundle_sha256"):
-        raise Failure(f"the registry's {ref} is not the bundle that was installed here")
-    expected = _published_files(detail)
+    url = registry_url or record["registry"]
+    pinned = signing.pinned_keys(record["registry"])
+    try:
+        verdict = signing.statement(record.get("verdict"), pinned, signing.VERDICT_PREDICATE, ref)
+    except signing.SignatureError as error:
+        raise Failure(f"{folder}: the recorded verdict does not verify: {error}") from error
     local, oddities = _local_files(folder)
+    signed_bundle = verdict.predicate.get("bundle_sha256")
+    if (
+        signing.bundle_sha256({path: (folder / path).read_bytes() for path in local})
+        == signed_bundle
+        and not oddities
+    ):
+        out.write(f"{ref}: the files in {folder} are the bundle the registry signed\n")
+        differs = False
+    else:
+        differs = True
+    if offline:
+        if differs:
+            out.write(f"{ref}: the files in {folder} differ from the signed bundle\n")
+            return Exit.CHANGED
+        out.write(f"{ref}: verified offline, {len(local)} files unchanged\n")
+        return Exit.OK
+    registry = Registry(url)
+    detail = _version(registry, owner, name, version)
+    keys = _trusted_keys(registry, notices, None)
+    _, status = _signed(detail, keys, ref, archive_sha256=verdict.archive_sha256)
+    expected = _published_files(detail)
     changed = sorted(p for p in expected if p in local and local[p] != expected[p])
     missing = sorted(p for p in expected if p not in local)
     added = sorted(p for p in local if p not in expected)
@@ -127,11 +170,10 @@ def verify(folder: Path, registry_url: str | None, out: TextIO) -> Exit:
             out.write(f"{label}: {path}\n")
     for oddity in oddities:
         out.write(f"not a regular file: {oddity}\n")
-    status = detail.get("status")
     if status == "quarantined":
         out.write(_quarantine_message(ref, detail.get("advisory")) + "\n")
         return Exit.QUARANTINED
-    if changed or missing or added or oddities:
+    if differs or changed or missing or added or oddities:
         out.write(f"{ref}: the files in {folder} differ from the registry's\n")
         return Exit.CHANGED
     if status == "yanked":
@@ -140,6 +182,37 @@ def verify(folder: Path, registry_url: str | None, out: TextIO) -> Exit:
         return Exit.YANKED
     out.write(f"{ref}: verified, {len(expected)} files unchanged, {status}\n")
     return Exit.OK
+
+
+def _trusted_keys(registry: Registry, notices: TextIO, trust_key: str | None) -> signing.Keys:
+    try:
+        return signing.trusted_keys(registry.url, registry.signing_keys, notices, trust_key)
+    except signing.SignatureError as error:
+        raise Failure(f"{error}; nothing was installed") from error
+    except RegistryError as error:
+        raise Failure(
+            f"{error}: the registry serves no signing keys, so nothing it sends can be checked"
+        ) from error
+
+
+def _signed(
+    detail: dict[str, Any], keys: signing.Keys, ref: str, archive_sha256: str | None = None
+) -> tuple[signing.Statement, str]:
+    """The signed verdict and the signed current status of ``ref``, both about one archive."""
+    envelopes = detail.get("attestations")
+    if not isinstance(envelopes, dict):
+        raise Failure(f"the registry sent no signed verdict for {ref}; refusing it")
+    try:
+        verdict = signing.statement(envelopes.get("verdict"), keys, signing.VERDICT_PREDICATE, ref)
+        status = signing.statement(envelopes.get("status"), keys, signing.STATUS_PREDICATE, ref)
+        current = signing.fresh_status(status)
+    except signing.SignatureError as error:
+        raise Failure(f"{ref}: {error}; refusing it") from error
+    if status.archive_sha256 != verdict.archive_sha256 or (
+        archive_sha256 is not None and verdict.archive_sha256 != archive_sha256
+    ):
+        raise Failure(f"{ref}: the signed statements are about different archives; refusing it")
+    return verdict, current
 
 
 def _latest(registry: Registry, spec: Spec) -> str:
@@ -178,14 +251,21 @@ def _quarantine_message(ref: str, advisory: dict[str, Any] | None) -> str:
     return message
 
 
-def _record(registry: Registry, spec: Spec, version: str, detail: dict[str, Any]) -> bytes:
+def _record(
+    registry: Registry,
+    spec: Spec,
+    version: str,
+    verdict: signing.Statement,
+    envelope: dict[str, Any],
+) -> bytes:
     record = {
         "registry": registry.url,
         "owner": spec.owner,
         "name": spec.name,
         "version": version,
-        "bundle_sha256": detail.get("bundle_sha256"),
-        "archive_sha256": detail.get("archive_sha256"),
+        "bundle_sha256": verdict.predicate.get("bundle_sha256"),
+        "archive_sha256": verdict.archive_sha256,
+        "verdict": envelope,
         "installed_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     return (json.dumps(record, indent=2) + "\n").encode("utf-8")
@@ -225,7 +305,7 @@ def _place(dest: Path, name: str, force: bool, files: dict[str, bytes], record: 
 
 def _read_record(folder: Path) -> dict[str, str]:
     try:
-        record = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        record = limits.loads(limits.read_file(folder / MARKER), str(folder / MARKER))
     except FileNotFoundError as error:
         raise Failure(f"{folder} was not installed by skillgate (no {MARKER})") from error
     except (OSError, ValueError) as error:

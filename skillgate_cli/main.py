@@ -12,12 +12,15 @@ from pathlib import Path
 from skillgate_cli import VERSION
 from skillgate_cli.commands import Exit, Failure, Spec, install, verify
 from skillgate_cli.registry import DEFAULT_REGISTRY, Registry, RegistryError
+from skillgate_cli.safe_output import SafeStream
 
 REGISTRY_ENV = "SKILLGATE_URL"
+TRUST_KEY_ENV = "SKILLGATE_TRUST_KEY"
 
 EPILOG = """exit codes:
   0  done (install) / verified, unchanged and published (verify)
-  1  failed: registry unreachable, not found, checksum mismatch, unsafe archive, folder exists
+  1  failed: registry unreachable, not found, bad or missing signature, checksum mismatch,
+     unsafe archive, folder exists
   2  usage error
   3  verify: files were changed, added or removed locally
   4  verify: the version has been yanked by its owner
@@ -49,6 +52,12 @@ def parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="replace DEST/NAME if it exists"
     )
     _registry_option(install_command, default_note=f"${REGISTRY_ENV}, else {DEFAULT_REGISTRY}")
+    install_command.add_argument(
+        "--trust-key",
+        metavar="KEYID",
+        help=f"the registry's signing key id to pin on first use (default: ${TRUST_KEY_ENV}, "
+        "else trust the keys it serves the first time, with a notice)",
+    )
 
     verify_command = commands.add_parser(
         "verify",
@@ -59,6 +68,11 @@ def parser() -> argparse.ArgumentParser:
     verify_command.add_argument("folder", metavar="DIR", type=Path)
     _registry_option(
         verify_command, default_note=f"${REGISTRY_ENV}, else the one it was installed from"
+    )
+    verify_command.add_argument(
+        "--offline",
+        action="store_true",
+        help="check the recorded signature and the files only, without asking the registry",
     )
     return root
 
@@ -72,6 +86,7 @@ def _registry_option(command: argparse.ArgumentParser, default_note: str) -> Non
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
     registry_url = arguments.registry or os.environ.get(REGISTRY_ENV) or None
+    out, err = SafeStream(sys.stdout), SafeStream(sys.stderr)
     try:
         if arguments.command == "install":
             return install(
@@ -79,12 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 arguments.dest,
                 arguments.force,
                 Registry(registry_url or DEFAULT_REGISTRY),
-                sys.stdout,
+                out,
+                err,
+                arguments.trust_key or os.environ.get(TRUST_KEY_ENV) or None,
             )
-        return verify(arguments.folder, registry_url, sys.stdout)
+        return verify(arguments.folder, registry_url, out, err, offline=arguments.offline)
     except Failure as failure:
-        print(f"skillgate: {failure}", file=sys.stderr)
+        err.write(f"skillgate: {failure}\n")
         return failure.code
     except RegistryError as error:
-        print(f"skillgate: {error}", file=sys.stderr)
+        err.write(f"skillgate: {error}\n")
         return Exit.FAILED

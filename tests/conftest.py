@@ -76,6 +76,13 @@ def client_for():
     return make
 
 
+@pytest.fixture(autouse=True)
+def _skillgate_home(tmp_path_factory, monkeypatch):
+    """The ``skillgate`` client's trusted keys, one folder per test (a fake registry's port may
+    be another test's)."""
+    monkeypatch.setenv("SKILLGATE_HOME", str(tmp_path_factory.mktemp("skillgate-home")))
+
+
 @pytest.fixture
 def scraper(settings):
     """Prometheus as it scrapes /metrics: a client carrying the metrics token."""

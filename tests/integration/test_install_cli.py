@@ -78,6 +78,7 @@ def test_install_verify_and_a_quarantine_seen_by_http_and_by_the_cli(
     )
     assert installed.returncode == 0, installed.stderr
     assert f"installed {owner}/note-taker@1.0.1" in installed.stdout
+    assert "signature verified" in installed.stdout
     folder = tmp_path / "note-taker"
     assert "second" in (folder / "SKILL.md").read_text()
 
@@ -189,3 +190,32 @@ def test_the_live_archive_is_the_same_bytes_every_time_and_its_sha256_is_publish
     _, detail = call(base)
     assert first == second
     assert hashlib.sha256(first).hexdigest() == json.loads(detail)["archive_sha256"]
+
+
+def test_a_rotated_key_is_followed_through_its_endorsement_and_old_installs_still_verify(
+    registry, author, tmp_path
+):
+    """The registry's key rotates (``manage.py rotate_signing_key``): a client that pinned the
+    old key trusts the new one because the old one endorsed it, and what the old key signed
+    still verifies offline."""
+    from django.core.management import call_command
+
+    owner = author.username
+    publish_skill(author, body=f"rotating by {author}")
+    before = skillgate(
+        "install", f"{owner}/note-taker", "--dest", str(tmp_path / "a"), registry=registry.url
+    )
+    assert before.returncode == 0, before.stderr
+
+    call_command("rotate_signing_key")
+
+    after = skillgate(
+        "install", f"{owner}/note-taker", "--dest", str(tmp_path / "b"), registry=registry.url
+    )
+    assert after.returncode == 0, after.stderr
+    assert "rotated its signing key: now also trusting" in after.stderr
+    old = skillgate("verify", "--offline", str(tmp_path / "a" / "note-taker"))
+    assert old.returncode == 0, old.stdout + old.stderr
+    status, keys = call(f"{registry.url}/.well-known/skillgate/keys.json")
+    listed = json.loads(keys)["keys"]
+    assert status == 200 and [k["status"] for k in listed][:2] == ["current", "retired"]

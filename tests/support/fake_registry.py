@@ -1,5 +1,6 @@
 """A stand-in Skillgate registry on 127.0.0.1 serving whatever archive a test builds, so the
-real ``skillgate`` client can be fed hostile bytes that the real registry would never send."""
+real ``skillgate`` client can be fed hostile bytes that the real registry would never send —
+signed with the stand-in's own key, or re-signed with another, or not signed at all."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ import tarfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from registry.attestations import STATUS_PREDICATE, VERDICT_PREDICATE
+from registry.signing import IN_TOTO_PAYLOAD_TYPE, envelope, key_id, public_b64
+from skillgate_cli.signing import bundle_sha256
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,10 @@ def tar_gz(entries: Iterable[Entry]) -> bytes:
 
 class FakeRegistry:
     """Serves one skill, OWNER/NAME@VERSION, whose archive is ``archive``; the version detail
-    lists ``files`` and publishes the archive's true sha256 unless told otherwise."""
+    lists ``files``. Like the real registry it signs the version's verdict and status with its
+    own key (``key``; ``resign`` switches to another at the same URL) and serves that key at the
+    well-known URL; the signed archive sha256 is the true one unless told otherwise, and
+    ``signed=False`` serves no signatures at all."""
 
     def __init__(
         self,
@@ -52,31 +63,86 @@ class FakeRegistry:
         name: str = "evil",
         version: str = "1.0.0",
         archive_sha256: str | None = None,
+        status: str = "published",
+        signed: bool = True,
+        key: Ed25519PrivateKey | None = None,
     ) -> None:
         self.owner, self.name, self.version = owner, name, version
         self.archive = archive
-        base = f"/api/v1/skills/{owner}/{name}"
-        detail = {
-            "owner": owner,
-            "name": name,
-            "version": version,
-            "status": "published",
+        self.files = files
+        self.status = status
+        self.signed = signed
+        self.signed_sha256 = archive_sha256 or hashlib.sha256(archive).hexdigest()
+        self.key = key or Ed25519PrivateKey.generate()
+        self.routes: dict[str, tuple[str, bytes | str]] = {}
+        self.base = f"/api/v1/skills/{owner}/{name}"
+        self._build()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def resign(self, key: Ed25519PrivateKey) -> None:
+        """Sign with another key from now on (and serve only that key)."""
+        self.key = key
+        self._build()
+
+    def _build(self) -> None:
+        ref = f"{self.owner}/{self.name}@{self.version}"
+        detail: dict[str, object] = {
+            "owner": self.owner,
+            "name": self.name,
+            "version": self.version,
+            "status": self.status,
             "status_reason": "",
-            "bundle_sha256": "0" * 64,
-            "archive_sha256": archive_sha256 or hashlib.sha256(archive).hexdigest(),
+            "bundle_sha256": bundle_sha256(self.files),
+            "archive_sha256": self.signed_sha256,
             "advisory": None,
             "files": [
                 {"path": path, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-                for path, data in files.items()
+                for path, data in self.files.items()
             ],
         }
-        self.routes: dict[str, tuple[str, bytes]] = {
-            base: ("application/json", json.dumps({"latest_version": version}).encode()),
-            f"{base}/versions/{version}": ("application/json", json.dumps(detail).encode()),
-            f"{base}/versions/{version}/archive": ("application/gzip", archive),
+        if self.signed:
+            now = datetime.now(UTC)
+            detail["attestations"] = {
+                "verdict": self._statement(
+                    VERDICT_PREDICATE,
+                    {"skill": ref.split("@")[0], "version": self.version,
+                     "bundle_sha256": bundle_sha256(self.files)},
+                ),
+                "status": self._statement(
+                    STATUS_PREDICATE,
+                    {"skill": ref.split("@")[0], "version": self.version, "status": self.status,
+                     "issued_at": now.isoformat(),
+                     "valid_until": (now + timedelta(days=1)).isoformat()},
+                ),
+            }  # fmt: skip
+        public = self.key.public_key()
+        keys = {"keys": [{"keyid": key_id(public), "public_key": public_b64(public)}]}
+        self.routes.update(
+            {
+                self.base: (
+                    "application/json",
+                    json.dumps({"latest_version": self.version}).encode(),
+                ),
+                f"{self.base}/versions/{self.version}": ("application/json", json.dumps(detail)),
+                f"{self.base}/versions/{self.version}/archive": ("application/gzip", self.archive),
+                "/.well-known/skillgate/keys.json": ("application/json", json.dumps(keys)),
+            }
+        )
+
+    def _statement(self, predicate_type: str, predicate: dict[str, object]) -> dict[str, object]:
+        statement = {
+            "_type": "https://in-toto.io/Statement/v1",
+            "subject": [
+                {
+                    "name": f"{self.owner}/{self.name}@{self.version}.tar.gz",
+                    "digest": {"sha256": self.signed_sha256},
+                }
+            ],
+            "predicateType": predicate_type,
+            "predicate": predicate,
         }
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        return envelope(IN_TOTO_PAYLOAD_TYPE, json.dumps(statement).encode(), self.key)
 
     @property
     def url(self) -> str:
@@ -95,7 +161,8 @@ class FakeRegistry:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                content_type, body = routes.get(self.path, ("application/json", b""))
+                content_type, served = routes.get(self.path, ("application/json", b""))
+                body = served.encode() if isinstance(served, str) else served
                 self.send_response(200 if self.path in routes else 404)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(body)))

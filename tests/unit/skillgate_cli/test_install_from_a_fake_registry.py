@@ -88,14 +88,14 @@ def test_an_archive_whose_sha256_is_not_the_published_one_is_refused(serve, tmp_
     url = serve(good_entries(), GOOD, archive_sha256="f" * 64)
     result = skillgate("install", "mallory/evil", "--dest", str(tmp_path), registry=url)
     assert result.returncode == 1
-    assert "does not match the sha256 the registry publishes" in result.stderr
+    assert "is not the one the registry signed" in result.stderr
     assert leftovers(tmp_path) == []
 
 
 def test_an_archive_that_is_not_the_listed_files_is_refused(serve, tmp_path):
     url = serve([*good_entries(), Entry("extra.py", b"import os")], GOOD)
     result = skillgate("install", "mallory/evil", "--dest", str(tmp_path), registry=url)
-    assert result.returncode == 1 and "does not hold the files the registry lists" in result.stderr
+    assert result.returncode == 1 and "not the bundle the registry signed" in result.stderr
     assert leftovers(tmp_path) == []
 
 
@@ -150,7 +150,7 @@ def test_an_unreachable_or_malformed_registry_fails_cleanly(tmp_path):
     down = skillgate("install", "a/b", "--dest", str(tmp_path), "--registry", "http://127.0.0.1:9")
     assert down.returncode == 1 and "cannot reach the registry at http://127.0.0.1:9" in down.stderr
     ftp = skillgate("install", "a/b", "--dest", str(tmp_path), "--registry", "ftp://example")
-    assert ftp.returncode == 1 and "must be http:// or https://" in ftp.stderr
+    assert ftp.returncode == 1 and "must be https://" in ftp.stderr
 
 
 def test_an_unknown_skill_is_not_found(serve, tmp_path):
