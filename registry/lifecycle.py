@@ -35,6 +35,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.roles import SECURITY_GROUP, is_security
+from config.text import normalised
 from registry import namespaces
 from registry.models import BundleSnapshot, Skill, SkillVersion, VersionEvent, VersionStatus
 from registry.publication import create_version
@@ -264,7 +265,12 @@ def publication_event(actor: Actor) -> VersionEvent:
 
 
 def clean_reason(action: str, reason: str) -> str:
-    reason = (reason or "").strip()
+    """The reason as stored: trimmed, free of control characters (``config.text``: it is shown
+    in advisories, feeds and the ``skillgate`` client), within its length."""
+    try:
+        reason = normalised((reason or "").strip())
+    except ValidationError as invalid:
+        raise ValidationError({"reason": invalid.messages}) from invalid
     if len(reason) > REASON_MAX_LENGTH:
         raise ValidationError({"reason": [f"at most {REASON_MAX_LENGTH} characters"]})
     if action in REASON_REQUIRED and not reason:

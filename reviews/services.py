@@ -30,6 +30,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from config.text import normalised
 from grading.labels import category_label
 from grading.types import SEVERITY_ORDER, Decision, Finding, Judgement, Tier1Report
 from pipeline.models import Submission
@@ -476,7 +477,10 @@ def _next_period(
 
 def _reason(reason: str, *, required: bool) -> str:
     """Rejecting and escalating need a reason; a note elsewhere is optional."""
-    reason = (reason or "").strip()
+    try:
+        reason = normalised((reason or "").strip())
+    except ValidationError as invalid:
+        raise ValidationError({"reason": invalid.messages}) from invalid
     if required and not reason:
         raise ValidationError({"reason": "a reason is required"}, code="required")
     if len(reason) > REASON_MAX_LENGTH:

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.text import FreeTextField
 from registry import rescans
 from registry.models import RescanCampaign
 
@@ -29,7 +30,7 @@ class RescanStartSerializer(serializers.Serializer):
     """Which versions: all published (``all``), one owner's, or those published since a day."""
 
     all = serializers.BooleanField(required=False, default=False)
-    owner = serializers.CharField(required=False, allow_blank=False, max_length=100)
+    owner = FreeTextField(required=False, allow_blank=False, max_length=100)
     since = serializers.DateField(required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

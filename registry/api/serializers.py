@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
+from config.text import FreeTextField
 from registry import archives, attestations, selectors
 from registry.lifecycle import REASON_MAX_LENGTH
 from registry.models import Skill, SkillVersion, VersionEvent, VersionStatus
@@ -208,7 +209,7 @@ class VersionDetailSerializer(serializers.ModelSerializer):
 class StatusChangeSerializer(serializers.Serializer):
     """The body of a status change; whether a reason is required is the lifecycle's rule."""
 
-    reason = serializers.CharField(
+    reason = FreeTextField(
         required=False,
         allow_blank=True,
         max_length=REASON_MAX_LENGTH,

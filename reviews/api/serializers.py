@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
+from config.text import FreeTextField
 from reviews import selectors
 from reviews.models import Review
 from reviews.services import REASON_MAX_LENGTH
@@ -88,23 +89,23 @@ class QueueQuerySerializer(serializers.Serializer):
     state = serializers.ChoiceField(
         choices=list(selectors.QUEUE_STATES), default=selectors.OPEN, required=False
     )
-    assignee = serializers.CharField(
+    assignee = FreeTextField(
         required=False, help_text='A username, or "me"; "none" for unassigned reviews.'
     )
     overdue = serializers.BooleanField(required=False, allow_null=True, default=None)
     escalated = serializers.BooleanField(required=False, allow_null=True, default=None)
-    category = serializers.CharField(required=False, help_text="A Tier 1 finding category.")
+    category = FreeTextField(required=False, help_text="A Tier 1 finding category.")
 
 
 class AssignSerializer(serializers.Serializer):
-    assignee = serializers.CharField(help_text="Username of the reviewer who will hold it.")
+    assignee = FreeTextField(help_text="Username of the reviewer who will hold it.")
 
 
 class ReasonSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=REASON_MAX_LENGTH)
+    reason = FreeTextField(max_length=REASON_MAX_LENGTH)
 
 
 class NoteSerializer(serializers.Serializer):
-    reason = serializers.CharField(
+    reason = FreeTextField(
         max_length=REASON_MAX_LENGTH, required=False, allow_blank=True, default=""
     )
