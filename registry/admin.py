@@ -21,8 +21,9 @@ from django.utils.html import format_html
 
 from config.admin_lists import HistoryListAdmin
 from config.roles import is_security
-from registry import lifecycle, rescans, selectors, services
+from registry import lifecycle, namespaces, rescans, selectors, services
 from registry.models import (
+    Namespace,
     PublisherMembership,
     PublisherMembershipEvent,
     RescanCampaign,
@@ -439,3 +440,47 @@ class RescanItemAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+class NamespaceForm(forms.ModelForm):
+    class Meta:
+        model = Namespace
+        fields = ("name", "kind", "host", "git_owner", "account")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            name = namespaces.check_name(data.get("name") or "")
+        except namespaces.NameTaken as refused:
+            raise ValidationError({"name": str(refused)}) from refused
+        twin = (
+            Namespace.objects.filter(skeleton=namespaces.skeleton(name))
+            .exclude(pk=self.instance.pk)
+            .first()
+        )
+        if twin is not None:
+            raise ValidationError({"name": f"{name!r} looks like the namespace {twin.name!r}"})
+        if data.get("kind") == Namespace.Kind.GIT and not data.get("host"):
+            raise ValidationError({"host": "a git namespace needs its repository host"})
+        return data
+
+
+@admin.register(Namespace)
+class NamespaceAdmin(admin.ModelAdmin):
+    """Who holds each owner name: a registry account, or a git owner on one host and the account
+    that publishes there. Claims are made by accounts (their own name, or a verified
+    repository); an operator may give a namespace to an account or move it, recorded as theirs."""
+
+    list_display = ("name", "kind", "host", "git_owner", "account", "decided_by", "created_at")
+    list_filter = ("kind", "host")
+    search_fields = ("name", "git_owner", "account__username")
+    autocomplete_fields = ("account",)
+    form = NamespaceForm
+    fields = ("name", "kind", "host", "git_owner", "account", "decided_by")
+    readonly_fields = ("decided_by",)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj, form, change) -> None:
+        namespaces.assign(obj, operator=request.user.get_username())

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
@@ -152,7 +153,7 @@ def authorised_sql(owner: str, is_git: str, host: str, account: str) -> str:
     )
 
 
-def asked(owner: str, source: Source, account_id: int | None) -> tuple[str, list[object]]:
+def asked(owner: str, source: Source, account_id: int | None) -> tuple[str, list[Any]]:
     """``authorised_sql`` over given values: a scalar subquery and its parameters."""
     condition = authorised_sql("asked.owner", "asked.is_git", "asked.host", "asked.account")
     return (
@@ -178,6 +179,24 @@ def check_may_publish(owner: str, source: Source, account_id: int | None) -> Non
             f"the namespace {owner!r} no longer lets this account publish from this source; "
             "nothing was published"
         )
+
+
+def assign(namespace: Namespace, operator: str) -> Namespace:
+    """An operator's decision: ``namespace`` (new or changed, unsaved) stored as given, its
+    name checked like any claim and the decision recorded as the operator's."""
+    namespace.name = check_name(namespace.name)
+    if namespace.kind == Namespace.Kind.GIT:
+        namespace.host = namespace.host.lower()
+        namespace.git_owner = namespace.git_owner or namespace.name
+    else:
+        namespace.host = namespace.git_owner = ""
+    namespace.skeleton = skeleton(namespace.name)
+    twin = Namespace.objects.filter(skeleton=namespace.skeleton).exclude(pk=namespace.pk).first()
+    if twin is not None:
+        raise NameTaken(f"{namespace.name!r} looks like the namespace {twin.name!r}")
+    namespace.decided_by = f"the operator {operator}"
+    namespace.save()
+    return namespace
 
 
 def describe(namespace: Namespace) -> str:

@@ -119,7 +119,13 @@ def advice(event: VersionEvent) -> Advice:
         SkillVersion.objects.filter(skill=version.skill)
         .available()
         .releases()
-        .exclude(Exists(quarantined_with_bundle(OuterRef("bundle_id"))))
+        .exclude(
+            Exists(
+                SkillVersion.objects.filter(
+                    bundle_id=OuterRef("bundle_id"), status=VersionStatus.QUARANTINED
+                )
+            )
+        )
         .newest_first()
         .first()
     )

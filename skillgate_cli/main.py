@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO, cast
 
 from skillgate_cli import VERSION
 from skillgate_cli.commands import Exit, Failure, Spec, install, verify
@@ -86,7 +87,8 @@ def _registry_option(command: argparse.ArgumentParser, default_note: str) -> Non
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
     registry_url = arguments.registry or os.environ.get(REGISTRY_ENV) or None
-    out, err = SafeStream(sys.stdout), SafeStream(sys.stderr)
+    # Every byte printed goes through the escaping streams (TextIO to the commands).
+    out, err = cast(TextIO, SafeStream(sys.stdout)), cast(TextIO, SafeStream(sys.stderr))
     try:
         if arguments.command == "install":
             return install(

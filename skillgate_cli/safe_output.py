@@ -7,6 +7,7 @@ and the bidirectional overrides and isolates are printed as visible escapes (``\
 
 from __future__ import annotations
 
+import io
 import re
 from typing import TextIO
 
@@ -23,7 +24,7 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-class SafeStream:
+class SafeStream(io.TextIOBase):
     """A text stream that escapes everything written to it (wraps stdout and stderr)."""
 
     def __init__(self, stream: TextIO) -> None:

@@ -105,7 +105,8 @@ def test_another_accounts_pull_request_never_becomes_the_owners_version(
     assert response.status_code == 400
     assert "belongs to the git owner victimorg" in response.json()["errors"]["repo_url"][0]
     assert list(SkillVersion.objects.values_list("version", flat=True)) == ["1.0.0"]
-    assert Namespace.objects.get(name="victimorg").account.username == "victim"
+    holder = Namespace.objects.get(name="victimorg").account
+    assert holder is not None and holder.username == "victim"
 
 
 @pytest.mark.parametrize("how", ["pull request head", "raw commit id"])

@@ -18,9 +18,8 @@ pytestmark = pytest.mark.django_db
 
 
 def publish(user, body: str, version: str | None = None):
-    submission = submission_in(
-        State.AUTO_APPROVED, user, files=benign_files(body=body, version=version)
-    )
+    files = benign_files(body=body, version=version) if version else benign_files(body=body)
+    submission = submission_in(State.AUTO_APPROVED, user, files=files)
     published = publish_submission(
         submission, SkillVersion.Channel.AUTOMATIC, PipelineActor.system(), "publish-complete"
     )

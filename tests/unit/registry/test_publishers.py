@@ -9,13 +9,14 @@ import json
 import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
 from pipeline.services import steps
 from pipeline.services.attempts import StepContext
 from pipeline.services.publishing import publish
-from pipeline.states import State
+from pipeline.states import ActorType, State
 from pipeline.transitions import Actor
 from registry.models import Namespace, SkillVersion
 from registry.namespaces import NameTaken
@@ -113,8 +114,30 @@ def test_a_reviewers_approval_into_a_namespace_that_changed_hands_publishes_noth
     Namespace.objects.filter(name="someorg").update(account=new_holder)
 
     with pytest.raises(NameTaken, match="no longer lets this account publish"):
-        publish(waiting, SkillVersion.Channel.REVIEW, Actor("rita", "account"), "reviewer-approved")
+        publish(
+            waiting,
+            SkillVersion.Channel.REVIEW,
+            Actor("rita", ActorType.ADMIN),
+            "reviewer-approved",
+        )
 
     waiting.refresh_from_db()
     assert waiting.state == State.TIER3_REVIEW
     assert not SkillVersion.objects.exists()
+
+
+def test_an_operator_gives_a_git_namespace_to_an_account_in_the_admin(make_user):
+    operator = make_user("otto", staff=True)
+    operator.groups.add(Group.objects.get(name="Operators"))
+    holder = make_user("dana")
+    admin = Client()
+    admin.force_login(operator)
+    form = {"name": "acme", "kind": "git", "host": "github.com", "git_owner": "acme",
+            "account": holder.pk}  # fmt: skip
+    assert admin.post("/admin/registry/namespace/add/", form).status_code == 302
+    namespace = Namespace.objects.get(name="acme")
+    assert (namespace.account, namespace.decided_by) == (holder, "the operator otto")
+    look_alike = admin.post("/admin/registry/namespace/add/", {**form, "name": "acrne"})
+    assert (
+        look_alike.status_code == 200 and "looks like the namespace" in look_alike.content.decode()
+    )

@@ -97,6 +97,7 @@ def test_restoring_the_files_restores_every_version_of_them(make_user):
     security = make_security(make_user("sven", staff=True))
     first = publish(make_user("mallory"), body="fine after all")
     second = publish(make_user("trudy"), body="fine after all")
+    assert second.submitter is not None
     lifecycle.yank(second.pk, Actor.account(second.submitter))
     lifecycle.quarantine(first.pk, Actor.account(security), "suspected")
 
