@@ -141,6 +141,17 @@ def keyring() -> Keyring:
         return cached[1]
 
 
+def ensure_key() -> bool:
+    """Create the first key when the folder has none, whatever SKILLGATE_SIGNING_KEY_GENERATE
+    says (an operator's explicit step: ``rotate_signing_key --init``); True when created."""
+    folder = Path(settings.SKILLGATE_SIGNING_KEY_DIR)
+    with _lock:
+        if (folder / CURRENT_KEY).is_file():
+            return False
+        _create_first_key(folder)
+        return True
+
+
 def rotate() -> tuple[str, str]:
     """Make a new key current, endorsed by the old one, whose private half is deleted; returns
     (old key id, new key id)."""

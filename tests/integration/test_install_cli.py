@@ -219,3 +219,22 @@ def test_a_rotated_key_is_followed_through_its_endorsement_and_old_installs_stil
     status, keys = call(f"{registry.url}/.well-known/skillgate/keys.json")
     listed = json.loads(keys)["keys"]
     assert status == 200 and [k["status"] for k in listed][:2] == ["current", "retired"]
+
+
+def test_install_by_name_skips_a_pre_release_as_pip_and_npm_do(registry, author, tmp_path):
+    owner = author.username
+    publish_skill(author, body=f"stable by {author}")
+    candidate = publish_skill(author, body=f"candidate by {author}", version="2.0.0-rc.1")
+    assert candidate.version == "2.0.0-rc.1"
+    latest = skillgate(
+        "install", f"{owner}/note-taker", "--dest", str(tmp_path / "a"), registry=registry.url
+    )
+    assert latest.returncode == 0 and f"{owner}/note-taker@1.0.0" in latest.stdout
+    exact = skillgate(
+        "install",
+        f"{owner}/note-taker@2.0.0-rc.1",
+        "--dest",
+        str(tmp_path / "b"),
+        registry=registry.url,
+    )
+    assert exact.returncode == 0, exact.stderr

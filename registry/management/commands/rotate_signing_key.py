@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from registry import signing
 
@@ -16,7 +16,20 @@ class Command(BaseCommand):
         "signed still verifies and clients that pinned it follow the endorsement to the new key."
     )
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--init",
+            action="store_true",
+            help="only create the first key when the folder has none (a new deployment); an "
+            "existing key is kept and its id printed",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["init"]:
+            created = signing.ensure_key()
+            verb = "created" if created else "kept"
+            self.stdout.write(f"signing key {verb}: {signing.keyring().current_id}")
+            return
         old, new = signing.rotate()
         self.stdout.write(f"signing key rotated: {old} retired, {new} current")
         self.stdout.write(
