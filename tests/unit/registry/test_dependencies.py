@@ -30,13 +30,19 @@ def imported_modules(package: str) -> dict[str, set[str]]:
     ("package", "forbidden", "allowed"),
     [
         # config.roles, config.statements and the large-list helpers (config.listing,
-        # config.admin_lists, which import Django only) are neutral: config.api_errors and the
-        # URLs import apps. grading is a database-free library: the registry stores what it
-        # returns.
+        # config.admin_lists, which import Django only) and the free-text rule (config.text,
+        # Django and DRF only) are neutral: config.api_errors and the URLs import apps. grading
+        # is a database-free library: the registry stores what it returns.
         (
             "registry",
             ("pipeline", "reviews", "config"),
-            ("config.roles", "config.statements", "config.listing", "config.admin_lists"),
+            (
+                "config.roles",
+                "config.statements",
+                "config.listing",
+                "config.admin_lists",
+                "config.text",
+            ),
         ),
         ("grading", ("pipeline", "registry", "reviews", "config"), ()),
         ("skillgate_cli", ("django", "rest_framework", "config", "registry", "pipeline"), ()),

@@ -13,6 +13,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from skillgate_cli import limits, safe_output
+from skillgate_cli import registry as registry_module
 from skillgate_cli.signing import SignatureError, Statement, fresh_status
 from tests.support.cli import ROOT, skillgate
 from tests.support.fake_registry import Entry, FakeRegistry, tar_gz
@@ -90,10 +91,15 @@ def test_a_stale_signed_status_is_refused():
         fresh_status(stale)
 
 
-@pytest.mark.parametrize("url", ["http://example.com", "http://10.0.0.7:8000"])
-def test_plain_http_is_refused_except_to_this_machine(url, tmp_path):
-    result = skillgate("install", "a/b", "--dest", str(tmp_path), "--registry", url)
-    assert result.returncode == 1 and "refusing plain http" in result.stderr
+def test_plain_http_is_refused_except_to_this_machine(tmp_path):
+    """0.0.0.0 is not a loopback address, so it is refused; were the rule ever broken, the
+    attempt would still reach only this machine (tests send traffic nowhere else)."""
+    result = skillgate("install", "a/b", "--dest", str(tmp_path), "--registry", "http://0.0.0.0:9")
+    assert result.returncode == 1 and "refusing plain http to 0.0.0.0" in result.stderr
+    assert not registry_module.is_loopback("0.0.0.0")
+    assert not registry_module.is_loopback("10.0.0.7") and not registry_module.is_loopback("a.b")
+    assert registry_module.is_loopback("127.0.0.2") and registry_module.is_loopback("::1")
+    assert registry_module.is_loopback("localhost")
 
 
 def test_verify_rechecks_the_signature_and_the_files_offline(fake, tmp_path):
