@@ -1,6 +1,7 @@
 """``skillgate``: install verified skills from a Skillgate registry, and check them later.
 
-Standard library only, so it runs anywhere Python 3.11 does, without Django.
+The standard library and ``cryptography`` (ed25519, to check the registry's signatures) only,
+so it runs anywhere Python 3.11 does, without Django.
 """
 
 VERSION = "0.1.0"
