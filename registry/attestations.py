@@ -4,7 +4,8 @@ Both are in-toto Statements (v1) in DSSE envelopes signed by the registry's curr
 (``registry.signing``), with the version's archive as the subject, so a client that checks the
 signature knows exactly which bytes the statement is about:
 
-- the **verdict**: which skill and version the archive is, the bundle's sha256, how it was
+- the **verdict**: which skill and version the archive is, which source holds its namespace
+  (a registry account, or a git owner on a host), the bundle's sha256, how it was
   approved (channel, Tier 1 verdict, Tier 2 score and decision, reviewer) with the rule
   catalogue and judge versions, and when it was published. It never changes;
 - the **status**: published, yanked or quarantined, the reason and the advisory, and when the
@@ -39,6 +40,11 @@ def verdict(version: SkillVersion) -> dict[str, Any]:
         {
             "skill": str(version.skill),
             "version": version.version,
+            "namespace": {
+                "kind": version.skill.origin,
+                "host": version.skill.host,
+                "owner": version.skill.owner,
+            },
             "bundle_sha256": version.bundle_id,
             "outcome": {
                 "channel": version.channel,

@@ -123,7 +123,7 @@ def install(
     _place(dest, spec.name, force, files, record)
     out.write(
         f"installed {ref} into {target} (archive sha256 {verdict.archive_sha256}, "
-        "signature verified)\n"
+        f"signature verified; {_publisher(verdict)})\n"
     )
     return Exit.OK
 
@@ -182,6 +182,17 @@ def verify(
         return Exit.YANKED
     out.write(f"{ref}: verified, {len(expected)} files unchanged, {status}\n")
     return Exit.OK
+
+
+def _publisher(verdict: signing.Statement) -> str:
+    """Who publishes in the skill's namespace, as signed: an account, or a git owner on a host."""
+    namespace = verdict.predicate.get("namespace")
+    if not isinstance(namespace, dict):
+        return "publisher not stated"
+    owner = namespace.get("owner")
+    if namespace.get("kind") == "git":
+        return f"{owner}/ is the git owner {owner} on {namespace.get('host')}"
+    return f"{owner}/ is the registry account {owner}"
 
 
 def _trusted_keys(registry: Registry, notices: TextIO, trust_key: str | None) -> signing.Keys:

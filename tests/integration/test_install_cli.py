@@ -79,6 +79,7 @@ def test_install_verify_and_a_quarantine_seen_by_http_and_by_the_cli(
     assert installed.returncode == 0, installed.stderr
     assert f"installed {owner}/note-taker@1.0.1" in installed.stdout
     assert "signature verified" in installed.stdout
+    assert f"{owner}/ is the registry account {owner}" in installed.stdout
     folder = tmp_path / "note-taker"
     assert "second" in (folder / "SKILL.md").read_text()
 

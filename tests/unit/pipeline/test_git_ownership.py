@@ -5,6 +5,7 @@ tip naming the account, or given by an operator."""
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -206,3 +207,6 @@ def test_an_account_cannot_publish_under_a_name_a_git_owner_holds(
 def test_the_skill_says_which_source_holds_its_namespace(git_host, published, client):
     detail = client.get("/api/v1/skills/victimorg/json-formatter").json()
     assert detail["namespace"] == {"kind": "git", "host": git_host.host, "owner": "victimorg"}
+    version = client.get("/api/v1/skills/victimorg/json-formatter/versions/1.0.0").json()
+    payload = json.loads(base64.b64decode(version["attestations"]["verdict"]["payload"]))
+    assert payload["predicate"]["namespace"] == detail["namespace"]  # signed, for the client
