@@ -38,7 +38,10 @@ def test_submit_wait_prints_each_state_change_and_the_outcome(worker, author, tm
         ["TIER2_SCANNING", "→", "AUTO_APPROVED"],
         ["AUTO_APPROVED", "→", "PUBLISHED"],
     ]
-    assert lines[-2] == f"outcome: verdict PUBLISHED: Published as {author.username}/{name}@1.0.0"
+    assert lines[-2] == (
+        f"outcome: verdict PUBLISHED: Published as {author.username}/{name}@1.0.0 "
+        "(the first version of a skill is 1.0.0)"
+    )
     assert lines[-1].startswith("details: http://") and "/api/v1/submissions/" in lines[-1]
 
 
