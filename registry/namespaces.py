@@ -94,6 +94,19 @@ def git(host: str) -> Source:
     return Source(Skill.Origin.GIT, host.lower())
 
 
+def check_available(name: str) -> str:
+    """For a sign-up form: ``name`` lower-cased if a new account may take it as its namespace;
+    NameTaken saying why not (not a valid owner name, held already, or looks like a held one)."""
+    lowered = check_name(name)
+    held = Namespace.objects.filter(skeleton=skeleton(lowered)).first()
+    if held is not None:
+        same = held.name == lowered
+        raise NameTaken(
+            f"{describe(held)}" if same else f"{name!r} looks like the namespace {held.name!r}"
+        )
+    return lowered
+
+
 def claim_for_account(account: AbstractBaseUser) -> Namespace | None:
     """Claim the account's username as its namespace when it is free and distinguishable (a new
     account); None otherwise — the account is refused, with the reason, when it publishes."""

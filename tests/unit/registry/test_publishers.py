@@ -141,3 +141,13 @@ def test_an_operator_gives_a_git_namespace_to_an_account_in_the_admin(make_user)
     assert (
         look_alike.status_code == 200 and "looks like the namespace" in look_alike.content.decode()
     )
+
+
+def test_a_sign_up_form_can_tell_whether_a_name_is_free(make_user):
+    from registry.namespaces import check_available
+
+    make_user("paypal")
+    assert check_available("Carol") == "carol"
+    for taken in ("PayPal", "paypa1", "pay.pal", "аlice"):
+        with pytest.raises(NameTaken):
+            check_available(taken)
