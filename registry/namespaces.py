@@ -19,8 +19,9 @@ names are plain ASCII (letters, digits, ``.``, ``_``, ``-``), and a name that lo
 one — the same after folding case, ``0``→``o``, ``1``/``i``→``l``, ``rn``→``m``, ``vv``→``w``
 and dropping ``.``, ``_`` and ``-`` — is refused: ``paypa1`` cannot sit beside ``paypal``.
 
-``authorise`` is the one check, used at submission, at intake (with the fetched proof) and again
-where the version is stored, under the skill's lock.
+``authorise`` is the check (and the claim) at submission and at intake, with the fetched proof;
+``authorised_sql`` is the same rule as SQL, read where the version is stored — under the skill's
+lock, or with a first publication's one statement — and by ``may_publish`` (who may yank).
 """
 
 from __future__ import annotations
@@ -186,12 +187,12 @@ def may_publish(owner: str, source: Source, account_id: int | None) -> bool:
         return bool(cursor.fetchone()[0])
 
 
-def check_may_publish(owner: str, source: Source, account_id: int | None) -> None:
-    if not may_publish(owner, source, account_id):
-        raise NameTaken(
-            f"the namespace {owner!r} no longer lets this account publish from this source; "
-            "nothing was published"
-        )
+def refused(owner: str) -> NameTaken:
+    """The refusal where a version is stored: the submitter no longer holds the namespace."""
+    return NameTaken(
+        f"the namespace {owner!r} no longer lets this account publish from this source; "
+        "nothing was published"
+    )
 
 
 def assign(namespace: Namespace, operator: str) -> Namespace:

@@ -96,12 +96,6 @@ def _check_skill(skill: Skill, source: namespaces.Source, account_id: int | None
         raise NameTaken(f"the skill {skill} belongs to another publisher")
 
 
-def check_may_publish(request: PublicationRequest) -> None:
-    """The namespace rule again, where the version is about to be stored (the submission may
-    have waited days for a reviewer): NameTaken when the account may no longer publish there."""
-    namespaces.check_may_publish(request.owner, _source(request), request.submitter_id)
-
-
 def _source(request: PublicationRequest) -> namespaces.Source:
     return (
         namespaces.git(request.host) if request.origin == Skill.Origin.GIT else namespaces.ACCOUNT
@@ -204,7 +198,7 @@ def publish_version(request: PublicationRequest, *, caller_stores: bool = False)
         locked, request.bundle_sha256, _source(request), request.submitter_id
     )
     if not around.may_publish:
-        check_may_publish(request)
+        raise namespaces.refused(request.owner)
     if around.same_bundle_id is not None:
         same = _version(around.same_bundle_id)
         return Publication(
