@@ -16,7 +16,9 @@ from config.celery import MAINTENANCE_QUEUE, RESCAN_QUEUE, STEP_QUEUES
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
 SERVICES = COMPOSE["services"]
-APP_SERVICES = ("migrate", "setup-broker", "web", "worker", "rescan-worker", "beat", "flower")
+APP_SERVICES = (
+    "migrate", "setup-broker", "signing-key", "web", "worker", "rescan-worker", "beat", "flower",
+)  # fmt: skip
 SETTINGS_SOURCE = (ROOT / "config" / "settings.py").read_text()
 READ_BY_SETTINGS = set(re.findall(r'env_\w+\(\s*"([A-Z0-9_]+)"', SETTINGS_SOURCE))
 READ_BY_LIBRARIES = {"FLOWER_BASIC_AUTH"}
@@ -87,6 +89,19 @@ def test_web_serves_the_real_wsgi_application():
     assert argv[0] == "gunicorn"
     module = importlib.import_module(argv[1])
     assert callable(module.application)
+
+
+def test_the_signing_key_is_created_once_in_a_volume_that_only_the_web_app_mounts():
+    argv = command("signing-key")
+    assert argv[:3] == ["python", "manage.py", "rotate_signing_key"] and "--init" in argv
+    assert argv[2] in get_commands()
+    key_volume = "signing-keys:/app/var/secrets/signing"
+    assert SERVICES["signing-key"]["volumes"] == SERVICES["web"]["volumes"] == [key_volume]
+    assert SERVICES["web"]["depends_on"]["signing-key"]["condition"] == (
+        "service_completed_successfully"
+    )
+    assert all("volumes" not in SERVICES[name] for name in ("worker", "beat", "flower"))
+    assert "signing-keys" in COMPOSE["volumes"]
 
 
 def test_migrate_runs_a_real_management_command():
