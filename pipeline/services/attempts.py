@@ -45,6 +45,8 @@ class StepContext:
     worker: str = ""
     attempt: int = 1
     redelivered: bool = False
+    previous_failure: str = ""
+    """The class of the failure the previous run of this message ended in (a retry)."""
 
 
 class CrashLoopDetected(Exception):
@@ -80,13 +82,15 @@ def start_attempt(
     CrashLoopDetected before the step runs again.
     """
     reads = reads or {}
-    if single_statements() and not context.redelivered:
+    if single_statements() and not context.redelivered and context.attempt == 1:
         return _start_in_one_statement(submission_id, context, stages, bundle_fields, reads)
     submission = Submission.objects.select_related("bundle").filter(pk=submission_id).first()
     if submission is None or submission.state not in stages:
         _nothing_to_do(submission_id, context, submission)
         return None
     lost = _mark_lost_deliveries(context.task_id) if context.redelivered else 0
+    if context.attempt > 1:
+        _close_unrecorded_runs(context)
     if lost >= MAX_LOST_DELIVERIES:
         raise CrashLoopDetected(
             f"the worker died {lost} times running {context.task_name} on this submission"
@@ -310,6 +314,23 @@ def _mark_lost_deliveries(task_id: str) -> int:
     return ProcessingAttempt.objects.filter(
         task_id=task_id, error_class=ErrorClass.WORKER_LOST
     ).count()
+
+
+def _close_unrecorded_runs(context: StepContext) -> None:
+    """A retry whose earlier run is still 'running' on the record: that run failed while the
+    database could not record it (the usual reason). Record it now, with the class of failure
+    the retry carries, so the attempt rows and the failure counts stay true."""
+    error_class = context.previous_failure or ErrorClass.INFRASTRUCTURE
+    closed = ProcessingAttempt.objects.filter(
+        task_id=context.task_id, status=ProcessingAttempt.Status.RUNNING
+    ).update(
+        status=ProcessingAttempt.Status.FAILED,
+        error_class=error_class,
+        error_message="failed while the database could not record it",
+        finished_at=timezone.now(),
+    )
+    for _ in range(closed):
+        record_timeout(error_class, 0.0)
 
 
 def _finish(
