@@ -546,6 +546,8 @@ def main() -> int:
           + ", ".join(f"{f.kind}@{f.at:g}+{f.lasting:g}" for f in faults))  # fmt: skip
     print(f"machine: {os.cpu_count()} cores, load average at start {load()}")
     stack = Stack(args.workers, args.logs)
+    # A SIGTERM (a test's time-out, Ctrl-C's cousin) still drops the cluster and the vhost.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
     try:
         stack.up()
         from django.contrib.auth import get_user_model

@@ -21,12 +21,13 @@ from tests.support.stack import ROOT
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.timeout(900)
 def test_a_worker_kill_and_a_database_outage_break_no_invariant(tmp_path):
     result = subprocess.run(
         [
             sys.executable, "bench/chaos.py", "-n", "40", "--rate", "5", "--workers", "1",
             "--fault", "kill-worker@2+3", "--fault", "pg-stop@6+20",
-            "--settle-timeout", "240", "--logs", str(tmp_path),
+            "--settle-timeout", "180", "--logs", str(tmp_path),
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
