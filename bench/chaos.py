@@ -516,6 +516,19 @@ def outcomes(posting: Posting) -> dict[str, int]:
         return dict(cursor.fetchall())
 
 
+def failed_attempts(posting: Posting) -> dict[str, int]:
+    """Failed step runs by class: ``infrastructure`` counts the runs our outage interrupted."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT error_class, count(*) FROM pipeline_processingattempt"
+            " WHERE submission_id::text = ANY(%s) AND status = 'failed' GROUP BY 1 ORDER BY 1",
+            [posting.accepted],
+        )
+        return dict(cursor.fetchall())
+
+
 def print_table(rows: list[tuple[str, object, object, bool]]) -> None:
     width = max(len(row[0]) for row in rows)
     print(f"{'invariant':<{width}}  {'value':>10}  {'expected':>8}  ok")
@@ -580,6 +593,7 @@ def main() -> int:
             "accepted": len(posting.accepted),
             "http_statuses": {str(k): v for k, v in sorted(posting.statuses.items())},
             "outcomes": outcomes(posting),
+            "failed_attempts": failed_attempts(posting),
             "settle_after_last_fault_s": None if settled is None else round(settled, 1),
             "faults": [f"{f.kind}@{f.at:g}+{f.lasting:g}" for f in faults],
             "events": stack.events,
@@ -588,6 +602,7 @@ def main() -> int:
             "load_average_end": load(),
         }  # fmt: skip
         print(f"\noutcomes: {figures['outcomes']}")
+        print(f"failed step runs by class: {figures['failed_attempts']}")
         print(f"settled {figures['settle_after_last_fault_s']} s after the last fault ended; "
               f"load average at the end {figures['load_average_end']}")  # fmt: skip
         print(json.dumps(figures))

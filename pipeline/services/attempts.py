@@ -79,7 +79,8 @@ def start_attempt(
 
     On PostgreSQL one statement reads all of it and records the attempt. A redelivered message
     takes the long way: its lost deliveries are counted first, and a crash loop raises
-    CrashLoopDetected before the step runs again.
+    CrashLoopDetected before the step runs again. So does a retry: the earlier runs the database
+    could not record are recorded first.
     """
     reads = reads or {}
     if single_statements() and not context.redelivered and context.attempt == 1:
@@ -90,7 +91,7 @@ def start_attempt(
         return None
     lost = _mark_lost_deliveries(context.task_id) if context.redelivered else 0
     if context.attempt > 1:
-        _close_unrecorded_runs(context)
+        _close_unrecorded_runs(context, submission)
     if lost >= MAX_LOST_DELIVERIES:
         raise CrashLoopDetected(
             f"the worker died {lost} times running {context.task_name} on this submission"
@@ -316,21 +317,47 @@ def _mark_lost_deliveries(task_id: str) -> int:
     ).count()
 
 
-def _close_unrecorded_runs(context: StepContext) -> None:
-    """A retry whose earlier run is still 'running' on the record: that run failed while the
-    database could not record it (the usual reason). Record it now, with the class of failure
-    the retry carries, so the attempt rows and the failure counts stay true."""
-    error_class = context.previous_failure or ErrorClass.INFRASTRUCTURE
+def _close_unrecorded_runs(context: StepContext, submission: Submission) -> None:
+    """Put on the record the earlier runs of this message whose end (or whole run) the database
+    could not record. A run still 'running' failed with the class the retry carries; a run with
+    no row at all failed before it could write one, which only happens while the database is
+    unreachable: ``infrastructure``. Attempt rows and the failure counts then say how many runs
+    there were, and how each ended."""
+    now = timezone.now()
     closed = ProcessingAttempt.objects.filter(
         task_id=context.task_id, status=ProcessingAttempt.Status.RUNNING
     ).update(
         status=ProcessingAttempt.Status.FAILED,
-        error_class=error_class,
-        error_message="failed while the database could not record it",
-        finished_at=timezone.now(),
+        error_class=context.previous_failure or ErrorClass.INFRASTRUCTURE,
+        error_message="failed while the database could not record its end",
+        finished_at=now,
     )
     for _ in range(closed):
-        record_timeout(error_class, 0.0)
+        record_timeout(context.previous_failure or ErrorClass.INFRASTRUCTURE, 0.0)
+    recorded = set(
+        ProcessingAttempt.objects.filter(task_id=context.task_id).values_list("attempt", flat=True)
+    )
+    missing = [n for n in range(1, context.attempt) if n not in recorded]
+    if not missing:
+        return
+    ProcessingAttempt.objects.bulk_create(
+        ProcessingAttempt(
+            submission=submission,
+            stage=submission.state,
+            task_name=context.task_name,
+            task_id=context.task_id,
+            worker=context.worker,
+            attempt=number,
+            status=ProcessingAttempt.Status.FAILED,
+            error_class=ErrorClass.INFRASTRUCTURE,
+            error_message="failed while the database was unreachable; recorded by a later run",
+            started_at=now,
+            finished_at=now,
+        )
+        for number in missing
+    )
+    for _ in missing:
+        record_timeout(ErrorClass.INFRASTRUCTURE, 0.0, now)
 
 
 def _finish(

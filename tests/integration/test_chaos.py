@@ -38,4 +38,5 @@ def test_a_worker_kill_and_a_database_outage_break_no_invariant(tmp_path):
     assert figures["settle_after_last_fault_s"] is not None, result.stdout
     assert figures["http_statuses"].get("503"), "the outage happened while posting"
     assert figures["accepted"] > 20
+    assert figures["failed_attempts"].get("infrastructure"), "steps ran into the outage"
     assert result.returncode == 0, result.stdout + result.stderr[-3000:]
