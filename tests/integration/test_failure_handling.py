@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 from kombu import Connection
 
-from config.celery import DEAD_LETTER_QUEUE
+from config.celery import DEAD_LETTER_QUEUE, app
 from pipeline.models import DeadLetter, Submission, TimeoutBucket
 from pipeline.monitoring import dead_letter_queue_status
 from pipeline.services import dead_letter_queue, dead_letters
@@ -22,7 +22,7 @@ from pipeline.services.submissions import SubmissionRequest, create_submission
 from pipeline.states import State
 from tests.integration.conftest import wait_for_state
 from tests.support.skills import skill_md
-from tests.support.stack import wait_until
+from tests.support.stack import free_port, wait_until
 from tests.unit.pipeline.factories import submission_in
 
 pytestmark = pytest.mark.integration
@@ -194,3 +194,25 @@ def test_an_open_dead_letter_missing_from_the_queue_gets_its_copy_back(empty_dlq
     assert dead_letter_queue.reconcile().restored == 1
     assert dead_letter_queue_status() == {"queue": 1, "open": 1, "difference": 0}
     wait_until(lambda: dlq_messages(empty_dlq), 5, message="the copy in submission-dlq")
+
+
+def test_a_sweep_waits_for_the_database_instead_of_being_dead_lettered(fleet, empty_dlq):
+    closed = f"postgres://skillgate:skillgate@127.0.0.1:{free_port()}/nowhere"
+    worker = fleet.ensure(
+        1,
+        DATABASE_URL=closed,
+        SKILLGATE_INFRA_RETRY_FLOOR_S="0.2",
+        SKILLGATE_INFRA_RETRY_MAX_S="0.5",
+    )[0]
+    mark = len(worker.log())
+    try:
+        app.send_task("pipeline.sweeps.enforce_deadlines")
+        wait_until(
+            lambda: worker.log()[mark:].count("pipeline.sweeps.enforce_deadlines") >= 6,
+            30,
+            message="the sweep to be retried again and again",
+        )
+        assert "Retry in" in worker.log()[mark:]
+        assert dead_letter_queue.depth() == 0, "never dead-lettered for an outage"
+    finally:
+        fleet.stop_all()
