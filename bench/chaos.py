@@ -43,6 +43,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -391,7 +392,7 @@ def dead_letter_figures() -> tuple[int, int]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pipeline_deadletter WHERE status = 'open'")
         opened = cursor.fetchone()[0]
-    return declared.message_count, opened
+    return declared.message_count, opened  # type: ignore[union-attr]
 
 
 def wait_to_settle(ids: list[str], timeout: float) -> float | None:
@@ -480,14 +481,14 @@ def check_invariants(posting: Posting) -> list[tuple[str, object, object, bool]]
     from django.db import connection
 
     edges = valid_edges()
-    params = {
+    params: dict[str, Any] = {
         "ids": posting.accepted,
         "accepted": len(posting.accepted),
         "automated": list(AUTOMATED),
         "sources": [e[0] for e in edges],
         "targets": [e[1] for e in edges],
     }
-    rows = []
+    rows: list[tuple[str, object, object, bool]] = []
     with connection.cursor() as cursor:
         for name, sql, expected in INVARIANTS:
             cursor.execute(sql, params)

@@ -102,7 +102,7 @@ def dlq_messages(broker: str) -> list[dict]:
         while (message := queue.get(no_ack=False)) is not None:
             held.append(message)
             if dead_letter_queue.KEY_HEADER in (message.headers or {}):
-                records.append(json.loads(message.body))
+                records.append(json.loads(message.body or "{}"))
         for message in held:
             message.requeue()
     return records

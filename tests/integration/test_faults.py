@@ -68,7 +68,7 @@ def dlq_task_ids(broker_url: str) -> list[str | None]:
         while (message := queue.get(no_ack=False)) is not None:
             messages.append(message)
             if KEY_HEADER in (message.headers or {}):
-                ids.append(json.loads(message.body)["task_id"])
+                ids.append(json.loads(message.body or "{}")["task_id"])
             else:
                 ids.append(message.headers.get("id"))
         for message in messages:
