@@ -18,7 +18,7 @@ from typing import Any
 
 from celery import Task
 from celery.exceptions import Ignore, Reject
-from django.db import DatabaseError, connection
+from django.db import connection
 from django.utils import timezone
 
 from pipeline.errors import classify, is_infrastructure
@@ -117,8 +117,10 @@ class PipelineStep(Task):
         )
         try:
             failures.record(give_up)
-        except DatabaseError:
-            logger.warning("dead letter %s not written yet: the reconciler will", give_up.key)
+        except Exception:
+            logger.warning(
+                "dead letter %s not written yet: the reconciler will", give_up.key, exc_info=True
+            )
             connection.close()
         try:
             dead_letter_queue.publish(give_up)

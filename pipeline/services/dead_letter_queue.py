@@ -24,7 +24,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from celery import current_app
@@ -195,8 +195,8 @@ def _give_up_of(message: Message) -> tuple[GiveUp, bool]:
                 f"{death.get('queue', 'a queue')}) without a failure record"
             ),
             attempts=int(headers.get("retries") or 0) + 1 if known else 0,
-            failures=0,
-            at=timezone.now().isoformat(),
+            failures=int(headers.get("retries") or 0) + 1 if known else 0,
+            at=_when(death.get("time")),
             payload={
                 "headers": {k: str(v)[:500] for k, v in headers.items()},
                 "content_type": message.content_type or "",
@@ -205,6 +205,14 @@ def _give_up_of(message: Message) -> tuple[GiveUp, bool]:
         ),
         False,
     )
+
+
+def _when(dead_lettered_at: Any) -> str:
+    """When the broker dead-lettered the message (``x-death``), else now."""
+    if isinstance(dead_lettered_at, datetime):
+        moment = dead_lettered_at
+        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
+    return timezone.now().isoformat()
 
 
 def _as_record(letter: DeadLetter) -> GiveUp:

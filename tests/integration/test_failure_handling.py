@@ -184,6 +184,35 @@ def test_a_dead_letter_whose_submission_has_ended_can_be_resolved_and_leaves_the
     assert Submission.objects.get(pk=published.pk).state == State.REJECTED
 
 
+def test_a_message_the_broker_dead_lettered_itself_is_recorded_once(empty_dlq, author):
+    waiting = submission_in(State.TIER2_SCANNING, author, name=f"dl-{uuid.uuid4().hex[:6]}")
+    task_id = str(uuid.uuid4())
+    with Connection(empty_dlq) as conn:
+        conn.Producer().publish(
+            [[str(waiting.pk)], {}, {}],
+            exchange="submission-dlx",
+            routing_key="submission-dlq",
+            serializer="json",
+            headers={"task": "pipeline.judge", "id": task_id, "retries": 3,
+                     "argsrepr": f"('{waiting.pk}',)"},
+        )  # fmt: skip
+
+    first, second = dead_letter_queue.reconcile(), dead_letter_queue.reconcile()
+
+    assert (first.recorded, second.recorded, second.kept) == (1, 0, 1)
+    letter = DeadLetter.objects.get(task_id=task_id)
+    assert (letter.reason, letter.attempts, letter.error_class) == (
+        "retries_exhausted",
+        4,
+        "unknown",
+    )
+    assert "dead-lettered by the broker" in letter.error_message
+    waiting.refresh_from_db()
+    assert waiting.state == State.REJECTED
+    assert dead_letter_queue_status() == {"queue": 1, "open": 1, "difference": 0}
+    assert [record["task_id"] for record in dlq_messages(empty_dlq)] == [task_id]
+
+
 def test_an_open_dead_letter_missing_from_the_queue_gets_its_copy_back(empty_dlq, author):
     letter = DeadLetter.objects.create(
         task_name="pipeline.scan", reason="poison", message_key=f"lost-{uuid.uuid4().hex}"
