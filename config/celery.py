@@ -18,7 +18,7 @@ from celery import Celery, bootsteps, signals
 from django.conf import settings
 from kombu import Exchange, Queue
 
-from pipeline.workflow import ALL_STEPS, RESCAN, SCAN, SUBMISSION_STEPS, Step
+from pipeline.workflow import ALL_STEPS, RESCAN, SCAN, SUBMISSION_STEPS, step_named
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -62,21 +62,27 @@ TASK_ROUTES = {
 }
 
 
-def _time_limits(step: Step) -> dict[str, float]:
-    """The step's limits; Tier 1's soft limit is a setting (SKILLGATE_SCAN_TIME_LIMIT_S), its
-    hard limit as far behind it as the step declares."""
-    if step is not SCAN:
-        return {"soft_time_limit": step.soft_time_limit_s, "time_limit": step.time_limit_s}
-    soft = settings.SKILLGATE_SCAN_TIME_LIMIT_S
-    return {
-        "soft_time_limit": soft,
-        "time_limit": soft + step.time_limit_s - step.soft_time_limit_s,
-    }
+class StepTimeLimits:
+    """Each step's time limits, as a Celery annotation: read when the tasks are bound, after
+    the settings are loaded (this module is imported before them, by ``config``). Tier 1's soft
+    limit is a setting (SKILLGATE_SCAN_TIME_LIMIT_S), its hard limit as far behind it as the
+    step declares. Hard limits stop a wedged step; the soft limit raises inside the task first
+    so the failure is classified (and, unless it is Tier 1's deterministic scan, retried)."""
+
+    def annotate(self, task: Any) -> dict[str, float] | None:
+        step = step_named(task.name)
+        if step is None:
+            return None
+        if step is not SCAN:
+            return {"soft_time_limit": step.soft_time_limit_s, "time_limit": step.time_limit_s}
+        soft = settings.SKILLGATE_SCAN_TIME_LIMIT_S
+        return {
+            "soft_time_limit": soft,
+            "time_limit": soft + step.time_limit_s - step.soft_time_limit_s,
+        }
 
 
-# Hard limits stop a wedged step; the soft limit raises inside the task first so the failure
-# is classified (and, unless it is Tier 1's deterministic scan, retried).
-TASK_ANNOTATIONS = {step.task: _time_limits(step) for step in ALL_STEPS}
+TASK_ANNOTATIONS = (StepTimeLimits(),)
 
 
 FAST_PUBLISH_RETRY_POLICY = {

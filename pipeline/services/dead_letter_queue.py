@@ -38,6 +38,7 @@ from pipeline.error_classes import ErrorClass
 from pipeline.models import DeadLetter
 from pipeline.services import failures
 from pipeline.services.failures import GiveUp
+from pipeline.workflow import step_named
 
 logger = logging.getLogger(__name__)
 
@@ -178,7 +179,7 @@ def _give_up_of(message: Message) -> tuple[GiveUp, bool]:
             logger.warning("a dead-letter record that does not decode: %r", body[:200])
     task = str(headers.get("task") or "")
     task_id = str(headers.get("id") or "")
-    known = task in current_app.tasks
+    known = step_named(task) is not None or task in current_app.tasks
     deaths: Any = headers.get("x-death") or [{}]
     death = deaths[0] if isinstance(deaths, list) and deaths else {}
     preview = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
