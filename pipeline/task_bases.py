@@ -14,7 +14,7 @@ import logging
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from celery import Task
 from celery.exceptions import Ignore, Reject
@@ -84,7 +84,7 @@ class PipelineStep(Task):
             # its queue instead of being dead-lettered.
             raise Reject(unsent, requeue=True) from exc
 
-    def _give_up(self, exc: Exception, submission_id: str, decision: retries.Decision) -> None:
+    def _give_up(self, exc: Exception, submission_id: str, decision: retries.Decision) -> NoReturn:
         """Record the dead letter — in submission-dlq always, in the database if it answers —
         and acknowledge the message."""
         request = self.request
