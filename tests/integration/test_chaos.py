@@ -35,7 +35,8 @@ def test_a_worker_kill_and_a_database_outage_break_no_invariant(tmp_path):
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     broken = {name: v["value"] for name, v in figures["invariants"].items() if not v["ok"]}
     assert broken == {}, result.stdout
-    assert figures["settle_after_last_fault_s"] is not None, result.stdout
+    assert figures["backlog_cleared_after_last_fault_s"] is not None, result.stdout
+    assert figures["settle_after_last_post_s"] is not None, result.stdout
     assert figures["http_statuses"].get("503"), "the outage happened while posting"
     assert figures["accepted"] > 20
     assert figures["failed_attempts"].get("infrastructure"), "steps ran into the outage"
