@@ -99,11 +99,18 @@ def resolve(letter: DeadLetter, actor: str) -> ActionResult:
 def resolve_ended_elsewhere() -> int:
     """Resolve the open dead letters whose submission has since ended another way than by
     their own give-up (a sweep or a redelivery finished it): nothing is left for anyone to
-    do about them. Those whose give-up ended the submission stay open for an operator."""
+    do about them. Those whose give-up ended the submission stay open for an operator, and so
+    do poison messages: they are about the message (a deploy that dropped a task, a bad
+    producer), not about the submission they name."""
     resolved = 0
-    candidates = DeadLetter.objects.filter(
-        status=DeadLetter.Status.OPEN, submission__state__in=[s.value for s in TERMINAL_STATES]
-    ).select_related("submission")
+    candidates = (
+        DeadLetter.objects.filter(
+            status=DeadLetter.Status.OPEN,
+            submission__state__in=[s.value for s in TERMINAL_STATES],
+        )
+        .exclude(reason=DeadLetter.Reason.POISON)
+        .select_related("submission")
+    )
     for letter in candidates.iterator():
         ended_by_it = SubmissionStateEvent.objects.filter(
             submission=letter.submission, metadata__dead_letter_id=letter.pk

@@ -104,5 +104,5 @@ def test_an_operator_dismisses_a_dead_letter_and_the_dlq_metric_drops(
         lambda: DeadLetter.objects.values_list("status", "closed_by").get(message_key=key)
     )
     assert status == ("dismissed", people.operator.username)
-    wait_until(lambda: dlq_depth(page) == before - 1, 30, interval=0.5,
+    wait_until(lambda: dlq_depth(page) < before, 30, interval=0.5,
                message="the dead-letter queue's depth to drop")  # fmt: skip

@@ -91,7 +91,12 @@ def test_a_dead_letter_whose_submission_ended_without_it_is_resolved_by_the_syst
             failures=4,
         )
     )
+    poison = DeadLetter.objects.create(
+        submission=finished_elsewhere, task_name="pipeline.retired", reason="poison"
+    )
     assert dead_letters.resolve_ended_elsewhere() == 1
+    poison.refresh_from_db()
+    assert poison.status == "open", "a poison message is about the message, not the submission"
     letter.refresh_from_db()
     record.refresh_from_db()
     assert letter.status == "resolved" and "without it" in letter.close_reason
