@@ -1,4 +1,7 @@
-"""Liveness (the process answers) and readiness (the database and the broker answer)."""
+"""Liveness (the process answers) and readiness (the database and the broker answer), with what
+an operator should know at a glance: whether ``submission-dlq`` and the open dead letters agree
+(a difference that lasts means the reconciliation sweep is failing; it does not make the web
+process unready)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 from config.celery import app
+from pipeline.monitoring import dead_letter_queue_status
 
 
 def _database() -> str | None:
@@ -37,8 +41,18 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
+def dead_letters() -> dict[str, object]:
+    """submission-dlq's depth, the open dead letters and their difference, or why unknown."""
+    try:
+        return dead_letter_queue_status()
+    except Exception as exc:
+        return {"error": f"{exc.__class__.__name__}: {exc}"}
+
+
 def readyz(request: HttpRequest) -> JsonResponse:
     checks = readiness()
     ready = all(state == "ok" for state in checks.values())
-    body = {"status": "ready" if ready else "unavailable", "checks": checks}
+    body: dict[str, object] = {"status": "ready" if ready else "unavailable", "checks": checks}
+    if ready:
+        body["dead_letters"] = dead_letters()
     return JsonResponse(body, status=200 if ready else 503)

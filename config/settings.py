@@ -289,8 +289,19 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # on so Flower sees every task from the first one).
 CELERY_WORKER_SEND_TASK_EVENTS = env_bool("SKILLGATE_TASK_EVENTS", False)
 CELERY_TASK_SEND_SENT_EVENT = CELERY_WORKER_SEND_TASK_EVENTS
-# Retry backoff: factor × 2^retries seconds, full jitter, capped at 5 minutes (seeds 000/002).
+# Retries of failures about the submission (git host, judge, a step's time limit): this many,
+# backoff factor × 2^(failures − 1) seconds, jittered between half and all of it, capped at 5
+# minutes. Failures of our own database or broker never count (pipeline.services.retries): the
+# step waits for them, from INFRA_RETRY_FLOOR_S up to INFRA_RETRY_MAX_S between tries, for at
+# most INFRA_WAIT_S (the pipeline's deadline: longer than any restart or failover).
 SKILLGATE_RETRY_BACKOFF_S = env_int("SKILLGATE_RETRY_BACKOFF_S", 2)
+SKILLGATE_STEP_MAX_RETRIES = env_int("SKILLGATE_STEP_MAX_RETRIES", 3)
+SKILLGATE_INFRA_RETRY_FLOOR_S = env_float("SKILLGATE_INFRA_RETRY_FLOOR_S", 5.0)
+SKILLGATE_INFRA_RETRY_MAX_S = env_float("SKILLGATE_INFRA_RETRY_MAX_S", 30.0)
+SKILLGATE_INFRA_WAIT_S = env_int("SKILLGATE_INFRA_WAIT_S", 30 * 60)
+# The Tier 1 step's soft time limit (the hard one is 30 s later). Tier 1 is deterministic: a
+# bundle that hits it would hit it every time, so it is refused, not retried.
+SKILLGATE_SCAN_TIME_LIMIT_S = env_float("SKILLGATE_SCAN_TIME_LIMIT_S", 60.0)
 
 # --- Submissions and bundles ----------------------------------------------------------
 # Seed 003: 50 KB of skill content per submission.
@@ -326,6 +337,8 @@ SKILLGATE_RECOVERY_BACKOFF_S = env_int("SKILLGATE_RECOVERY_BACKOFF_S", 60)
 # A submission the broker never confirmed is re-sent after this grace period.
 SKILLGATE_UNDELIVERED_AFTER_S = env_int("SKILLGATE_UNDELIVERED_AFTER_S", 10)
 SKILLGATE_SWEEP_BATCH = env_int("SKILLGATE_SWEEP_BATCH", 500)
+# How often the dead-letter queue is reconciled with the dead-letter records.
+SKILLGATE_DLQ_RECONCILE_EVERY_S = env_int("SKILLGATE_DLQ_RECONCILE_EVERY_S", 30)
 
 # --- Re-scan campaigns: lanes of messages per campaign, each re-scanning for a slice of time on
 # the low-priority queue (its own worker in `make run` and compose) before handing over.

@@ -15,7 +15,7 @@ from config.pagination import NewestFirstCursorPagination
 from pipeline import monitoring
 from pipeline.api.permissions import CanHandleDeadLetters, CanViewOperations
 from pipeline.models import DeadLetter
-from pipeline.services.dead_letters import replay
+from pipeline.services import dead_letters
 
 
 class QueueStatusView(APIView):
@@ -46,24 +46,56 @@ class DeadLetterSerializer(serializers.ModelSerializer):
     class Meta:
         model = DeadLetter
         fields = ("id", "submission", "task_name", "task_id", "stage", "reason", "error_class",
-                  "error_message", "payload", "created_at", "replayed_at", "replayed_by",
+                  "error_message", "attempts", "payload", "status", "closed_at", "closed_by",
+                  "close_reason", "created_at", "replayed_at", "replayed_by",
                   "replay_count")  # fmt: skip
+
+
+class DismissSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, help_text="Why it needs nothing more.")
 
 
 class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Messages the pipeline gave up on, newest first, a page at a time by cursor (follow
-    `next`); ``POST …/{id}/replay`` resumes the submission."""
+    `next`); ``?status=open`` lists those still waiting. ``POST …/{id}/replay`` resumes the
+    submission, ``…/dismiss`` (with a reason) closes it without acting, ``…/resolve`` closes it
+    once its submission has ended; each answers 409 with the reason when it could do nothing."""
 
     permission_classes = [CanHandleDeadLetters]
     serializer_class = DeadLetterSerializer
     pagination_class = NewestFirstCursorPagination
     queryset = DeadLetter.objects.all()
 
+    def get_queryset(self):
+        status = self.request.query_params.get("status")
+        queryset = super().get_queryset()
+        return queryset.filter(status=status) if status else queryset
+
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     @action(detail=True, methods=["post"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
-        result = replay(self.get_object(), actor=request.user.get_username())
-        return Response(
-            {"id": result.dead_letter_id, "replayed": result.replayed, "message": result.message},
-            status=200 if result.replayed else 409,
+        result = dead_letters.replay(self.get_object(), actor=request.user.get_username())
+        return _answer("replayed", result)
+
+    @extend_schema(request=DismissSerializer, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"])
+    def dismiss(self, request: Request, pk: str | None = None) -> Response:
+        body = DismissSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        result = dead_letters.dismiss(
+            self.get_object(), request.user.get_username(), body.validated_data["reason"]
         )
+        return _answer("dismissed", result)
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @action(detail=True, methods=["post"])
+    def resolve(self, request: Request, pk: str | None = None) -> Response:
+        result = dead_letters.resolve(self.get_object(), request.user.get_username())
+        return _answer("resolved", result)
+
+
+def _answer(done_key: str, result: dead_letters.ActionResult) -> Response:
+    return Response(
+        {"id": result.dead_letter_id, done_key: result.done, "message": result.message},
+        status=200 if result.done else 409,
+    )
