@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "accounts",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
@@ -215,7 +216,7 @@ LOGGING = {
 # --- REST API ----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.authentication.TokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -321,5 +322,11 @@ SKILLGATE_BASE_URL = env_str("SKILLGATE_BASE_URL", "http://127.0.0.1:8000").rstr
 SKILLGATE_FLOWER_URL = env_str(
     "SKILLGATE_FLOWER_URL", f"http://127.0.0.1:{env_str('FLOWER_PORT', '5555')}/"
 )
+# Authors see "a reviewer" where a reviewer acted on their submission, unless this is set.
+SKILLGATE_SHOW_REVIEWER_NAMES = env_bool("SKILLGATE_SHOW_REVIEWER_NAMES", False)
+# A submission's event stream (GET /api/v1/submissions/{id}/stream) ends after this long, well
+# inside gunicorn's 30 s worker timeout; the client reconnects with Last-Event-ID.
+SKILLGATE_STREAM_MAX_S = env_float("SKILLGATE_STREAM_MAX_S", 15.0)
+SKILLGATE_STREAM_POLL_S = env_float("SKILLGATE_STREAM_POLL_S", 0.25)
 # When set, /metrics requires "Authorization: Bearer <token>" (Prometheus bearer_token).
 SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "")

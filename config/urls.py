@@ -11,6 +11,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("pipeline.api.urls")),
     path("", include("registry.api.urls")),
     path("", include("reviews.api.urls")),
+    path("", include("accounts.api.urls")),
 ]
 
 urlpatterns = [

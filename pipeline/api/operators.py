@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import scopes
 from config.pagination import NewestFirstCursorPagination
 from pipeline import monitoring
 from pipeline.api.permissions import CanHandleDeadLetters, CanViewOperations
@@ -55,6 +56,7 @@ class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     `next`); ``POST …/{id}/replay`` resumes the submission."""
 
     permission_classes = [CanHandleDeadLetters]
+    token_scope = scopes.OPERATE
     serializer_class = DeadLetterSerializer
     pagination_class = NewestFirstCursorPagination
     queryset = DeadLetter.objects.all()

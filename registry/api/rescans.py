@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.scopes import OPERATE
 from registry import rescans
 from registry.models import RescanCampaign
 
@@ -87,6 +88,7 @@ class RescanCampaignViewSet(
     """Re-scan campaigns, newest first; ``POST`` starts one."""
 
     permission_classes = [MayRunRescans]
+    token_scope = OPERATE
     serializer_class = RescanCampaignSerializer
     queryset = RescanCampaign.objects.order_by("-started_at")
 

@@ -15,11 +15,18 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import generics, permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.scopes import REVIEW, YANK
 from registry import archives, lifecycle, selectors, services
 from registry.api.serializers import (
     AdvisorySerializer,
@@ -28,7 +35,7 @@ from registry.api.serializers import (
     StatusChangeSerializer,
     VersionDetailSerializer,
 )
-from registry.models import VersionEvent
+from registry.models import Skill, VersionEvent
 
 
 class SkillList(generics.ListAPIView):
@@ -37,8 +44,68 @@ class SkillList(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = SkillSummarySerializer
 
-    def get_queryset(self):
-        return selectors.published_skills().order_by("owner", "name")
+    @extend_schema(
+        summary="Published skills",
+        description="Every skill with a published or yanked version, by owner and name, a page "
+        "at a time (`limit`, `offset`). `name` and `owner` narrow it to exact values: "
+        "`?name=weather-report` lists every owner's skill of that name.",
+        parameters=[
+            OpenApiParameter("name", str, description="Exactly this skill name."),
+            OpenApiParameter("owner", str, description="Exactly this owner (any case)."),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> QuerySet[Skill]:
+        queryset = selectors.published_skills().order_by("owner", "name")
+        if name := self.request.query_params.get("name"):
+            queryset = queryset.filter(name=name)
+        if owner := self.request.query_params.get("owner"):
+            queryset = queryset.filter(owner=owner.lower())
+        return queryset
+
+
+class SkillSearch(generics.ListAPIView):
+    """Published skills matching every word, best first."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = SkillSummarySerializer
+
+    @extend_schema(
+        summary="Search published skills",
+        description="Every word of `q` must appear in the skill's name, owner or description "
+        "(any part, ignoring case). The exact name comes first, then names starting with the "
+        "first word, then names holding it, then the rest. A page at a time (`limit`, "
+        "`offset`, with `count`).",
+        parameters=[
+            OpenApiParameter(
+                "q",
+                str,
+                required=True,
+                description="The words to look for.",
+                examples=[OpenApiExample("A word", value="weather")],
+            )
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if not request.query_params.get("q", "").strip():
+            raise serializers.ValidationError({"q": ["say what to look for: ?q=WORDS"]})
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> QuerySet[Skill]:
+        return selectors.search_skills(self.request.query_params.get("q", ""))
+
+
+_SKILL_QUARANTINED = inline_serializer(
+    "SkillQuarantinedError",
+    fields={
+        "detail": serializers.CharField(),
+        "code": serializers.CharField(),
+        "errors": serializers.DictField(),
+        "advisories": AdvisorySerializer(many=True),
+    },
+)
 
 
 class SkillDetail(generics.RetrieveAPIView):
@@ -47,7 +114,33 @@ class SkillDetail(generics.RetrieveAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = SkillDetailSerializer
 
-    def get_object(self):
+    @extend_schema(
+        summary="One skill and its versions",
+        description="The skill with its published and yanked versions, newest first, and "
+        "`latest_version` (the newest published one). A skill whose every version is "
+        "quarantined answers 410 Gone with the advisories that say why.",
+        responses={
+            200: SkillDetailSerializer,
+            410: OpenApiResponse(
+                _SKILL_QUARANTINED, description="Every version is quarantined; the advisories."
+            ),
+        },
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        try:
+            return super().get(request, *args, **kwargs)
+        except selectors.SkillQuarantined as gone:
+            body = {
+                "detail": str(gone),
+                "code": "quarantined",
+                "errors": {},
+                "advisories": AdvisorySerializer(
+                    gone.advisories, many=True, context={"request": request}
+                ).data,
+            }
+            return Response(body, status=status.HTTP_410_GONE)
+
+    def get_object(self) -> Skill:
         return selectors.skill_by_name(self.kwargs["owner"], self.kwargs["name"])
 
 
@@ -155,6 +248,7 @@ class QuarantineVersion(_VersionAction):
     required)."""
 
     version_action = VersionEvent.Action.QUARANTINE
+    token_scope = REVIEW
 
     @_action_schema("Quarantine a version (Security; published or yanked → quarantined)")
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
@@ -166,6 +260,7 @@ class RestoreVersion(_VersionAction):
     status it had before."""
 
     version_action = VersionEvent.Action.RESTORE
+    token_scope = REVIEW
 
     @_action_schema("Restore a quarantined version (Security)")
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
@@ -176,6 +271,7 @@ class YankVersion(_VersionAction):
     """The skill's owner: the version is never "latest" again but still installs by number."""
 
     version_action = VersionEvent.Action.YANK
+    token_scope = YANK
 
     @_action_schema("Yank a version (its owner; published → yanked)")
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
@@ -186,6 +282,7 @@ class UnyankVersion(_VersionAction):
     """The skill's owner takes a yank back."""
 
     version_action = VersionEvent.Action.UNYANK
+    token_scope = YANK
 
     @_action_schema("Unyank a version (its owner; yanked → published)")
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
@@ -198,8 +295,25 @@ class AdvisoryList(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = AdvisorySerializer
 
+    @extend_schema(
+        summary="Advisories",
+        description="Every quarantine and restoration, newest first: which version, when, why "
+        "and what to do now. `owner` and `name` narrow it to one skill's.",
+        parameters=[
+            OpenApiParameter("owner", str, description="Only this owner's skills."),
+            OpenApiParameter("name", str, description="Only skills of this name."),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self) -> QuerySet[VersionEvent]:
-        return selectors.advisories()
+        queryset = selectors.advisories()
+        if owner := self.request.query_params.get("owner"):
+            queryset = queryset.filter(version__skill__owner=owner.lower())
+        if name := self.request.query_params.get("name"):
+            queryset = queryset.filter(version__skill__name=name)
+        return queryset
 
 
 class AdvisoryDetail(generics.RetrieveAPIView):

@@ -20,6 +20,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config import scopes
 from reviews import selectors, services
 from reviews.api.permissions import IsReviewer
 from reviews.api.serializers import (
@@ -39,6 +40,7 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     Reviewers and Security only."""
 
     permission_classes = [IsReviewer]
+    token_scope = scopes.REVIEW
     serializer_class = ReviewSerializer
     lookup_url_kwarg = "submission_id"
     lookup_value_regex = _UUID
