@@ -15,6 +15,8 @@ from config import scopes
 from config.authentication import TokenAuthentication as LegacyTokenAuthentication
 
 TOKENS_PAGE = "/account/tokens/"
+SCOPE_REFUSED = "token_scope"
+"""The error code of a 403 for a token that lacks the scope (the account itself may)."""
 
 
 class ApiTokenAuthentication(LegacyTokenAuthentication):
@@ -43,9 +45,11 @@ def _check_scope(token: ApiToken, request: Request) -> None:
     if needed is None:
         raise exceptions.PermissionDenied(
             f"API tokens cannot do this (the token {token.name!r} has the scopes {held}); "
-            "sign in on the web page instead"
+            "sign in on the web page instead",
+            code=SCOPE_REFUSED,
         )
     raise exceptions.PermissionDenied(
         f"the API token {token.name!r} lacks the scope {needed!r} (it has: {held}); make a token "
-        f"with it on {TOKENS_PAGE} or with `skillgate token create --scope {needed}`"
+        f"with it on {TOKENS_PAGE} or with `skillgate token create --scope {needed}`",
+        code=SCOPE_REFUSED,
     )
