@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "accounts",
+    "authors",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
@@ -194,7 +195,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-LOGIN_URL = "admin:login"
+# The author pages' sign-in (Django's auth views); the admin keeps its own login page.
+LOGIN_URL = "authors:login"
+LOGIN_REDIRECT_URL = "authors:home"
+LOGOUT_REDIRECT_URL = "authors:login"
 
 LOGGING = {
     "version": 1,
