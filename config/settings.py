@@ -254,6 +254,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.add_error_responses",
+        "config.openapi.tag_by_path",
     ],
     # Served from this server: the docs work without reaching a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

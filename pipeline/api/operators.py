@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -26,7 +26,12 @@ class QueueStatusView(APIView):
 
     permission_classes = [CanViewOperations]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Queue status",
+        description="Stale and stuck submissions with their stage, age, last classification "
+        "and recovery budget; counts per state; in-flight attempts; queue depths.",
+    )
     def get(self, request: Request) -> Response:
         return Response(monitoring.queue_status(timezone.now()))
 
@@ -38,7 +43,12 @@ class QueueMetricsView(APIView):
 
     permission_classes = [CanViewOperations]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Queue metrics",
+        description="The last 24 hours, hourly: received, published, rejected, decision "
+        "rates, p50/p95 per stage against their targets, queue depths, failures and timeouts.",
+    )
     def get(self, request: Request) -> Response:
         return Response(monitoring.queue_metrics(timezone.now()))
 
@@ -51,6 +61,18 @@ class DeadLetterSerializer(serializers.ModelSerializer):
                   "replay_count")  # fmt: skip
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary="Dead letters",
+        description="Messages the pipeline gave up on, newest first, a page at a time by "
+        "cursor (follow `next`), each with its error and payload.",
+    ),
+    retrieve=extend_schema(
+        summary="One dead letter",
+        description="A message the pipeline gave up on: task, stage, reason, error, payload "
+        "and its replays.",
+    ),
+)
 class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Messages the pipeline gave up on, newest first, a page at a time by cursor (follow
     `next`); ``POST …/{id}/replay`` resumes the submission."""
@@ -61,7 +83,13 @@ class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     pagination_class = NewestFirstCursorPagination
     queryset = DeadLetter.objects.all()
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        request=None,
+        responses=OpenApiTypes.OBJECT,
+        summary="Replay a dead letter",
+        description="Resumes the submission from its current state; one that already ended "
+        "answers 409 and says so. Operators, with the `operate` scope.",
+    )
     @action(detail=True, methods=["post"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
         result = replay(self.get_object(), actor=request.user.get_username())

@@ -14,6 +14,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_view,
     inline_serializer,
 )
 from rest_framework import mixins, permissions, serializers, status, viewsets
@@ -58,6 +59,21 @@ class EventStreamRenderer(BaseRenderer):
         return streams.message(data, "error").encode("utf-8")
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary="Your submissions",
+        description="Your submissions (operators: everyone's), newest first, a page at a time "
+        "by cursor: follow `next` until it is null; `limit` sets the page size. Each row has "
+        "its state and outcome; read one submission for its scans and what decided it.",
+    ),
+    retrieve=extend_schema(
+        summary="One submission",
+        description="Its state, source, bundle sha256, outcome, `deciding` (each finding that "
+        "decided the outcome with its file, line, the line itself and the fix), both tiers' "
+        "scans, the review as its author may see it, the version it published and whether "
+        "it is stale. Anyone else's submission answers 404.",
+    ),
+)
 class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Your submissions (operators see all), newest first, a page at a time by cursor (follow
     `next`). Anyone else's submission answers 404."""
@@ -91,6 +107,31 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         request=SubmissionCreateSerializer,
         responses={201: SubmissionDetailSerializer},
         summary="Submit a skill (inline files or a git repository)",
+        description="Either `files` (every file of the skill as text, `SKILL.md` at the top; "
+        "see `GET /limits`) or `repo_url` with an optional `skill_path` and `ref` (fetched by "
+        "a worker after this answer). Answers 201 with the submission and its `Location`; "
+        "follow it with `GET /submissions/{id}/stream`. Needs a token with the `submit` scope.",
+        examples=[
+            OpenApiExample(
+                "A skill of two files",
+                value={
+                    "files": {
+                        "SKILL.md": "---\nname: hello-example\ndescription: Says hello.\n---\n"
+                        "Greet the user with `scripts/hello.sh`.\n",
+                        "scripts/hello.sh": "#!/bin/sh\necho hello\n",
+                    }
+                },
+                request_only=True,
+            ),
+            OpenApiExample(
+                "A skill in a folder of a git repository",
+                value={
+                    "repo_url": "https://github.com/obra/superpowers",
+                    "skill_path": "skills/brainstorming",
+                },
+                request_only=True,
+            ),
+        ],
     )
     def create(self, request: Request) -> Response:
         serializer = SubmissionCreateSerializer(data=request.data)
@@ -107,6 +148,8 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     @extend_schema(
         responses=EventSerializer(many=True),
         summary="The audit trail, oldest first (complete: a submission has a handful of events)",
+        description="Every state change with its trigger, actor and details. To an author, a "
+        "reviewer's action is \"a reviewer\"'s unless the site shows reviewers' names.",
     )
     @action(detail=True, methods=["get"], pagination_class=None)
     def events(self, request: Request, pk: str | None = None) -> Response:
@@ -185,6 +228,8 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             {"state": serializers.CharField(), "transitions": serializers.ListField()},
         ),
         summary="States reachable from the current one",
+        description="The states the state machine allows next, from the submission's current "
+        "one: what can still happen to it.",
     )
     @action(detail=True, methods=["get"])
     def transitions(self, request: Request, pk: str | None = None) -> Response:

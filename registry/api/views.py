@@ -151,6 +151,15 @@ class SkillVersionDetail(generics.RetrieveAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = VersionDetailSerializer
 
+    @extend_schema(
+        summary="One version",
+        description="A version by its exact number, whatever its status: every file (with its "
+        "content, unless quarantined), the bundle's sha256 and the archive's, and the advisory "
+        "when it is quarantined.",
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
     def get_object(self):
         return selectors.skill_version(
             self.kwargs["owner"], self.kwargs["name"], self.kwargs["version"]
@@ -237,9 +246,13 @@ class _VersionAction(generics.GenericAPIView):
         return Response(VersionDetailSerializer(changed, context={"request": request}).data)
 
 
-def _action_schema(summary: str) -> Any:
+def _action_schema(summary: str, description: str, reason: str) -> Any:
     return extend_schema(
-        request=StatusChangeSerializer, responses=VersionDetailSerializer, summary=summary
+        request=StatusChangeSerializer,
+        responses=VersionDetailSerializer,
+        summary=summary,
+        description=description,
+        examples=[OpenApiExample("With a reason", value={"reason": reason}, request_only=True)],
     )
 
 
@@ -250,7 +263,12 @@ class QuarantineVersion(_VersionAction):
     version_action = VersionEvent.Action.QUARANTINE
     token_scope = REVIEW
 
-    @_action_schema("Quarantine a version (Security; published or yanked → quarantined)")
+    @_action_schema(
+        "Quarantine a version (Security; published or yanked → quarantined)",
+        "Hides the version from listings, refuses its archive (410) and publishes an advisory "
+        "with the reason. Security only, with a token holding the `review` scope.",
+        "It sends the user's SSH keys to a paste site.",
+    )
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
         return super().post(request, owner, name, version)
 
@@ -262,7 +280,12 @@ class RestoreVersion(_VersionAction):
     version_action = VersionEvent.Action.RESTORE
     token_scope = REVIEW
 
-    @_action_schema("Restore a quarantined version (Security)")
+    @_action_schema(
+        "Restore a quarantined version (Security)",
+        "Lifts a quarantine after review: the version returns to the status it had before "
+        "(so a restore never undoes its owner's yank). The reason is published.",
+        "Reviewed: the upload goes to the user's own server, as the description says.",
+    )
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
         return super().post(request, owner, name, version)
 
@@ -273,7 +296,12 @@ class YankVersion(_VersionAction):
     version_action = VersionEvent.Action.YANK
     token_scope = YANK
 
-    @_action_schema("Yank a version (its owner; published → yanked)")
+    @_action_schema(
+        "Yank a version (its owner; published → yanked)",
+        "The version is never chosen as latest again but still installs by its exact number; "
+        "the reason is shown to installers. The skill's owner, with the `yank` scope.",
+        "Breaks on Windows; use 1.0.2.",
+    )
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
         return super().post(request, owner, name, version)
 
@@ -284,7 +312,12 @@ class UnyankVersion(_VersionAction):
     version_action = VersionEvent.Action.UNYANK
     token_scope = YANK
 
-    @_action_schema("Unyank a version (its owner; yanked → published)")
+    @_action_schema(
+        "Unyank a version (its owner; yanked → published)",
+        "Takes a yank back: the version can be latest again. The skill's owner, with the "
+        "`yank` scope.",
+        "The Windows problem was in the installer, not here.",
+    )
     def post(self, request: Request, owner: str, name: str, version: str) -> Response:
         return super().post(request, owner, name, version)
 
@@ -321,6 +354,14 @@ class AdvisoryDetail(generics.RetrieveAPIView):
 
     permission_classes = [permissions.AllowAny]
     serializer_class = AdvisorySerializer
+
+    @extend_schema(
+        summary="One advisory",
+        description="A quarantine or a restoration: the version, when, why, who issued it and "
+        "what to do about it today (computed when read).",
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[VersionEvent]:
         return selectors.advisories()
