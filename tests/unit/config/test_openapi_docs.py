@@ -40,7 +40,7 @@ def operations(schema: dict):
 
 
 def test_every_operation_is_in_exactly_one_group(schema):
-    tags = Counter()
+    tags: Counter[str] = Counter()
     for path, method, operation in operations(schema):
         assert len(operation["tags"]) == 1 and operation["tags"][0] in TAGS, (method, path)
         tags[operation["tags"][0]] += 1
@@ -55,7 +55,7 @@ def test_every_operation_is_in_exactly_one_group(schema):
 
 
 def test_every_operation_has_its_own_summary_and_description(schema):
-    descriptions = Counter()
+    descriptions: Counter[str] = Counter()
     for path, method, operation in operations(schema):
         assert operation.get("summary"), (method, path)
         assert operation.get("description"), (method, path)
