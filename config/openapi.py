@@ -21,6 +21,17 @@ ERROR_SCHEMA = {
     "required": ["detail", "code", "errors"],
 }
 
+STREAM_EVENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "One server-sent event: its name, its data (one line of JSON) and its id.",
+    "properties": {
+        "event": {"type": "string", "enum": ["state", "end", "error"]},
+        "data": {"type": "string", "description": "JSON."},
+        "id": {"type": "string", "description": "Resume after it with Last-Event-ID."},
+        "retry": {"type": "integer", "description": "Milliseconds to wait to reconnect."},
+    },
+}
+
 _EVERY_OPERATION = {
     "400": "Invalid input (the field at fault is named in `errors`).",
     "401": "No or invalid API token.",
@@ -52,9 +63,14 @@ def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]
                 errors |= _WITH_A_BODY
             if method == "post" and path.endswith("/submissions"):
                 errors |= _FETCHING
+            content: dict[str, Any] = reference
+            if path.endswith("/stream"):
+                # A client that accepts only the stream gets an error as one `event: error`
+                # whose data is the same body.
+                content = {**reference, "text/event-stream": {"schema": STREAM_EVENT_SCHEMA}}
             responses = operation.setdefault("responses", {})
             for status, description in errors.items():
-                responses.setdefault(status, {"description": description, "content": reference})
+                responses.setdefault(status, {"description": description, "content": content})
     return result
 
 

@@ -215,6 +215,18 @@ class Tier2ScanSerializer(_ScanSerializer):
         return list(scan.result.tier2_record.decision.reasons)
 
 
+class PublishedVersionSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    url = serializers.CharField()
+
+
+class StalenessSerializer(serializers.Serializer):
+    stale = serializers.BooleanField()
+    stale_since = serializers.DateTimeField()
+    stale_stage = serializers.CharField()
+    message = serializers.CharField()
+
+
 class ScansSerializer(serializers.Serializer):
     tier1 = Tier1ScanSerializer(allow_null=True, help_text="Tier 1 (rules); null until scanned.")
     tier2 = Tier2ScanSerializer(allow_null=True, help_text="Tier 2 (judge); null until judged.")
@@ -301,8 +313,9 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
             ],
         }
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(PublishedVersionSerializer(allow_null=True))
     def get_version(self, submission: Submission) -> dict[str, str] | None:
+        """The version it published (null until published)."""
         version = submission.published_version
         if version is None:
             return None
@@ -316,8 +329,9 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
             ),
         }
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(StalenessSerializer(allow_null=True))
     def get_staleness(self, submission: Submission) -> dict[str, object] | None:
+        """Set once the submission made no progress for 3 minutes in an automated stage."""
         return staleness(submission, timezone.now())
 
     @extend_schema_field(ReviewForAuthorSerializer(allow_null=True))

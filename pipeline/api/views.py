@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 
 from config import scopes
 from config.accounts import signed_in
+from config.openapi import STREAM_EVENT_SCHEMA
 from config.pagination import NewestFirstCursorPagination
 from pipeline import streams
 from pipeline.api.serializers import (
@@ -178,7 +179,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         ],
         responses={
             (200, streams.MEDIA_TYPE): OpenApiResponse(
-                OpenApiTypes.STR,
+                STREAM_EVENT_SCHEMA,
                 description="The event stream.",
                 examples=[
                     OpenApiExample(

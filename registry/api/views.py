@@ -30,7 +30,9 @@ from config.scopes import REVIEW, YANK
 from registry import archives, lifecycle, selectors, services
 from registry.api.serializers import (
     AdvisorySerializer,
+    SearchQuerySerializer,
     SkillDetailSerializer,
+    SkillFilterSerializer,
     SkillSummarySerializer,
     StatusChangeSerializer,
     VersionDetailSerializer,
@@ -49,20 +51,18 @@ class SkillList(generics.ListAPIView):
         description="Every skill with a published or yanked version, by owner and name, a page "
         "at a time (`limit`, `offset`). `name` and `owner` narrow it to exact values: "
         "`?name=weather-report` lists every owner's skill of that name.",
-        parameters=[
-            OpenApiParameter("name", str, description="Exactly this skill name."),
-            OpenApiParameter("owner", str, description="Exactly this owner (any case)."),
-        ],
+        parameters=[SkillFilterSerializer],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[Skill]:
+        wanted = _filters(self.request)
         queryset = selectors.published_skills().order_by("owner", "name")
-        if name := self.request.query_params.get("name"):
-            queryset = queryset.filter(name=name)
-        if owner := self.request.query_params.get("owner"):
-            queryset = queryset.filter(owner=owner.lower())
+        if "name" in wanted:
+            queryset = queryset.filter(name=wanted["name"])
+        if "owner" in wanted:
+            queryset = queryset.filter(owner=wanted["owner"].lower())
         return queryset
 
 
@@ -94,7 +94,9 @@ class SkillSearch(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[Skill]:
-        return selectors.search_skills(self.request.query_params.get("q", ""))
+        query = SearchQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return selectors.search_skills(query.validated_data["q"])
 
 
 _SKILL_QUARANTINED = inline_serializer(
@@ -332,21 +334,26 @@ class AdvisoryList(generics.ListAPIView):
         summary="Advisories",
         description="Every quarantine and restoration, newest first: which version, when, why "
         "and what to do now. `owner` and `name` narrow it to one skill's.",
-        parameters=[
-            OpenApiParameter("owner", str, description="Only this owner's skills."),
-            OpenApiParameter("name", str, description="Only skills of this name."),
-        ],
+        parameters=[SkillFilterSerializer],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[VersionEvent]:
+        wanted = _filters(self.request)
         queryset = selectors.advisories()
-        if owner := self.request.query_params.get("owner"):
-            queryset = queryset.filter(version__skill__owner=owner.lower())
-        if name := self.request.query_params.get("name"):
-            queryset = queryset.filter(version__skill__name=name)
+        if "owner" in wanted:
+            queryset = queryset.filter(version__skill__owner=wanted["owner"].lower())
+        if "name" in wanted:
+            queryset = queryset.filter(version__skill__name=wanted["name"])
         return queryset
+
+
+def _filters(request: Request) -> dict[str, str]:
+    """The exact filters asked for, checked (400 for a NUL character or an over-long value)."""
+    query = SkillFilterSerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return {key: value for key, value in query.validated_data.items() if value}
 
 
 class AdvisoryDetail(generics.RetrieveAPIView):
