@@ -58,7 +58,8 @@ class Command(BaseCommand):
         kind = ", ".join(roles) if roles else "author"
         base = settings.SKILLGATE_BASE_URL
         self.stdout.write(f"created {made.user.username} ({kind})")
-        self.stdout.write(f"  password: {made.password}   (shown once; sign in at {base}/account/)")
+        where = f"{base}/admin/" if roles else f"{base}/account/"
+        self.stdout.write(f"  password: {made.password}   (shown once; sign in at {where})")
         if issued is not None:
             self.stdout.write(
                 f"  API token {issued.token.name!r} ({', '.join(issued.token.scopes)}, until "
