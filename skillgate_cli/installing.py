@@ -117,13 +117,23 @@ def quarantine_message(ref: str, advisory: dict[str, Any] | None) -> str:
 # --- install ---------------------------------------------------------------------------------
 
 
-def install(spec: Spec, dest: Path, force: bool, registry: Registry, printer: Printer) -> Exit:
+def install(
+    spec: Spec,
+    dest: Path,
+    force: bool,
+    registry: Registry,
+    printer: Printer,
+    folder_name: str | None = None,
+) -> Exit:
+    """Install into DEST/NAME (``folder_name`` instead of NAME: an upgrade keeps the folder
+    the skill was installed in, whatever it was renamed to)."""
     spec = spec.qualified(registry)
     version, detail = resolve(registry, spec)
     ref = f"{spec.owner}/{spec.name}@{version}"
     if detail.get("status") == "quarantined":
         raise Failure(quarantine_message(ref, detail.get("advisory")), Exit.QUARANTINED)
-    target = dest / spec.name
+    name = folder_name or spec.name
+    target = dest / name
     previous = _in_the_way(target, spec, force)
     if previous is not None and previous.version == version:
         printer.say(f"{shown(ref)} is already installed in {target}, unchanged")
@@ -135,7 +145,7 @@ def install(spec: Spec, dest: Path, force: bool, registry: Registry, printer: Pr
         )
     files = _download(registry, spec, version, ref, detail)
     record = _record(registry, spec, version, detail, files)
-    _place(dest, spec.name, force or previous is not None, files, record)
+    _place(dest, name, force or previous is not None, files, record)
     places.remember(dest)
     if previous is not None:
         printer.say(f"replaced {shown(previous.ref)} with {shown(ref)} in {target}")
@@ -501,7 +511,7 @@ def upgrade(names: list[str], dest: Path | None, force: bool, printer: Printer) 
                 printer.say(f"{shown(installed.ref)} is the latest version")
                 continue
             spec = Spec(installed.owner, installed.name, latest)
-            install(spec, installed.folder.parent, force, registry, printer)
+            install(spec, installed.folder.parent, force, registry, printer, installed.folder.name)
         except Failure as failure:
             printer.note(f"skillgate: {installed.name}: {failure}")
             worst = max(worst, failure.code)

@@ -179,3 +179,24 @@ def test_a_wrong_registry_url_says_it_is_not_a_registry(registry, author, tmp_pa
     refused = skillgate("install", "someone/something", "--dest", str(tmp_path), registry=wrong)
     assert refused.returncode == 1
     assert "does not answer like a Skillgate registry" in refused.stderr
+
+
+def test_an_upgrade_keeps_the_folder_the_skill_was_renamed_to(registry, author, home, tmp_path):
+    name = unique("renamed")
+    publish_skill(author, name, body=f"first by {author}")
+    dest = tmp_path / "skills"
+    installed = skillgate(
+        "install",
+        f"{author.username}/{name}",
+        "--dest",
+        str(dest),
+        registry=registry.url,
+        home=home,
+    )
+    assert installed.returncode == 0, installed.stderr
+    (dest / name).rename(dest / "my-planner")
+    publish_skill(author, name, body=f"second by {author}")
+    upgraded = skillgate("upgrade", "--dest", str(dest), home=home)
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert "second" in (dest / "my-planner" / "SKILL.md").read_text()
+    assert sorted(p.name for p in dest.iterdir()) == ["my-planner"]
