@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "accounts",
+    "authors",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
@@ -217,7 +219,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-LOGIN_URL = "admin:login"
+# The author pages' sign-in (Django's auth views); the admin keeps its own login page.
+LOGIN_URL = "authors:login"
+LOGIN_REDIRECT_URL = "authors:home"
+LOGOUT_REDIRECT_URL = "authors:login"
 
 LOGGING = {
     "version": 1,
@@ -239,7 +244,7 @@ LOGGING = {
 # --- REST API ----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.authentication.TokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -273,6 +278,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.add_error_responses",
+        "config.openapi.tag_by_path",
     ],
     # Served from this server: the docs work without reaching a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -385,3 +391,9 @@ SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "") or (
     if SKILLGATE_METRICS_TOKEN_FILE.is_file()
     else ""
 )
+# Authors see "a reviewer" where a reviewer acted on their submission, unless this is set.
+SKILLGATE_SHOW_REVIEWER_NAMES = env_bool("SKILLGATE_SHOW_REVIEWER_NAMES", False)
+# A submission's event stream (GET /api/v1/submissions/{id}/stream) ends after this long, well
+# inside gunicorn's 30 s worker timeout; the client reconnects with Last-Event-ID.
+SKILLGATE_STREAM_MAX_S = env_float("SKILLGATE_STREAM_MAX_S", 15.0)
+SKILLGATE_STREAM_POLL_S = env_float("SKILLGATE_STREAM_POLL_S", 0.25)

@@ -12,6 +12,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("pipeline.api.urls")),
     path("", include("registry.api.urls")),
     path("", include("reviews.api.urls")),
+    path("", include("accounts.api.urls")),
 ]
 
 urlpatterns = [
@@ -20,6 +21,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's init script as a file: no inline script (CSP).
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="docs"),
+    path("account/", include("authors.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

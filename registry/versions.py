@@ -51,12 +51,7 @@ def next_version(existing: Iterable[str], declared: str | None) -> Numbering:
     """The number of a new version of a skill whose versions (any status) are ``existing``."""
     taken = set(existing)
     if not taken:
-        note = (
-            f" (the declared {declared} is not used for a first version)"
-            if declared and declared.strip() != FIRST_VERSION
-            else ""
-        )
-        return Numbering(FIRST_VERSION, f"the first version of a skill is {FIRST_VERSION}{note}")
+        return Numbering(FIRST_VERSION, _first_version_reason(declared))
     releases = [v for v in (parse(n) for n in taken if not is_prerelease(n)) if v is not None]
     newest = max(releases) if releases else semver.Version.parse(FIRST_VERSION)
     wanted = parse(declared)
@@ -77,11 +72,29 @@ def next_version(existing: Iterable[str], declared: str | None) -> Numbering:
             f"was kept on the next patch after the newest release {newest}",
         )
     if wanted is None:
-        why = f"the declared version {declared!r} is not semver" if declared else "no version"
-        why += " was declared" if not declared else ""
+        why = _not_semver(declared) if declared and declared.strip() else "no version was declared"
     else:
         why = f"the declared version {wanted} is {_why_not(wanted, newest, taken)}"
     return Numbering(str(after), f"{why}: the next patch after the newest release {newest}")
+
+
+def _first_version_reason(declared: str | None) -> str:
+    wanted = parse(declared)
+    if wanted is None and declared and declared.strip():
+        return f"{_not_semver(declared)}; the first version of a skill is {FIRST_VERSION}"
+    if wanted is not None and str(wanted) != FIRST_VERSION:
+        return (
+            f"the front matter declares {wanted}, but a skill's first version is always "
+            f"{FIRST_VERSION}; later versions take a declared version greater than the newest"
+        )
+    return f"the first version of a skill is {FIRST_VERSION}"
+
+
+def _not_semver(declared: str) -> str:
+    return (
+        f"the front matter's version {declared.strip()!r} is not a semantic version "
+        "(MAJOR.MINOR.PATCH)"
+    )
 
 
 def _why_not(wanted: semver.Version, newest: semver.Version, taken: set[str]) -> str:

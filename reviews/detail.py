@@ -47,6 +47,7 @@ class Mark:
     title: str
     message: str
     snippet: str = ""
+    fix: str = ""
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,7 @@ def annotate_files(
                 finding.get("rule_id", ""),
                 finding.get("message", ""),
                 finding.get("snippet", ""),
+                finding.get("remediation", ""),
             )
         )
     for concern in concerns:

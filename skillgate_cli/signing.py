@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -133,12 +133,17 @@ def fresh_status(status: Statement, now: datetime | None = None) -> str:
 
 
 def bundle_sha256(files: dict[str, bytes]) -> str:
-    """The registry's canonical sha256 of a set of files (path, NUL, sha256 hex, newline,
-    sorted by path)."""
+    """The registry's canonical sha256 of a set of files."""
+    return bundle_sha256_of_hashes(
+        {path: hashlib.sha256(content).hexdigest() for path, content in files.items()}
+    )
+
+
+def bundle_sha256_of_hashes(hashes: dict[str, str]) -> str:
+    """The same from each file's sha256 (path, NUL, sha256 hex, newline, sorted by path)."""
     digest = hashlib.sha256()
-    for path in sorted(files):
-        line = f"{path}\0{hashlib.sha256(files[path]).hexdigest()}\n"
-        digest.update(line.encode("utf-8"))
+    for path in sorted(hashes):
+        digest.update(f"{path}\0{hashes[path]}\n".encode())
     return digest.hexdigest()
 
 
@@ -190,7 +195,7 @@ def pinned_keys(registry_url: str) -> Keys:
 def trusted_keys(
     registry_url: str,
     fetch_keys: Callable[[], Any],
-    notices: TextIO,
+    notify: Callable[[str], None],
     trust_key: str | None = None,
 ) -> Keys:
     """The keys to check the registry's statements with, pinning them as described above."""
@@ -201,23 +206,22 @@ def trusted_keys(
         if trust_key:
             if trust_key not in served:
                 raise SignatureError(
-                    f"the registry at {registry_url} does not serve the key {trust_key} you "
-                    "trust; nothing was installed"
+                    f"the registry at {registry_url} does not serve the key {trust_key} you trust"
                 )
             pinned = {trust_key: _b64(served[trust_key][0])}
         else:
             pinned = {kid: _b64(raw) for kid, (raw, _) in served.items()}
-            notices.write(
+            notify(
                 f"notice: first use of the registry {registry_url}: trusting its signing "
                 f"key(s) {', '.join(sorted(pinned))} (trust on first use, pinned in "
                 f"{home() / STORE}). Check them with the registry's operator, or pin one ahead "
-                "of time with --trust-key.\n"
+                "of time with --trust-key."
             )
     added = _follow_endorsements(pinned, served)
     if added:
-        notices.write(
+        notify(
             f"notice: the registry {registry_url} rotated its signing key: now also trusting "
-            f"{', '.join(sorted(added))}, endorsed by a key already trusted\n"
+            f"{', '.join(sorted(added))}, endorsed by a key already trusted"
         )
     if store.get(registry_url) != pinned:
         store[registry_url] = pinned

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import scopes
 from config.pagination import NewestFirstCursorPagination
 from pipeline import monitoring
 from pipeline.api.permissions import CanHandleDeadLetters, CanViewOperations
@@ -25,7 +26,12 @@ class QueueStatusView(APIView):
 
     permission_classes = [CanViewOperations]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Queue status",
+        description="Stale and stuck submissions with their stage, age, last classification "
+        "and recovery budget; counts per state; in-flight attempts; queue depths.",
+    )
     def get(self, request: Request) -> Response:
         return Response(monitoring.queue_status(timezone.now()))
 
@@ -37,7 +43,12 @@ class QueueMetricsView(APIView):
 
     permission_classes = [CanViewOperations]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="Queue metrics",
+        description="The last 24 hours, hourly: received, published, rejected, decision "
+        "rates, p50/p95 per stage against their targets, queue depths, failures and timeouts.",
+    )
     def get(self, request: Request) -> Response:
         return Response(monitoring.queue_metrics(timezone.now()))
 
@@ -55,6 +66,19 @@ class DismissSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=2000, help_text="Why it needs nothing more.")
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary="Dead letters",
+        description="Messages the pipeline gave up on, newest first, a page at a time by "
+        "cursor (follow `next`), each with its error, attempts, payload and life-cycle status; "
+        "`?status=open` lists those still waiting for an operator.",
+    ),
+    retrieve=extend_schema(
+        summary="One dead letter",
+        description="A message the pipeline gave up on: task, stage, reason, error, attempts, "
+        "payload, its replays and how it was closed.",
+    ),
+)
 class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Messages the pipeline gave up on, newest first, a page at a time by cursor (follow
     `next`); ``?status=open`` lists those still waiting. ``POST …/{id}/replay`` resumes the
@@ -62,6 +86,7 @@ class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     once its submission has ended; each answers 409 with the reason when it could do nothing."""
 
     permission_classes = [CanHandleDeadLetters]
+    token_scope = scopes.OPERATE
     serializer_class = DeadLetterSerializer
     pagination_class = NewestFirstCursorPagination
     queryset = DeadLetter.objects.all()
@@ -71,13 +96,26 @@ class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         queryset = super().get_queryset()
         return queryset.filter(status=status) if status else queryset
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        request=None,
+        responses=OpenApiTypes.OBJECT,
+        summary="Replay a dead letter",
+        description="Resumes the submission from its current state; one that already ended "
+        "answers 409 and says so. Operators, with the `operate` scope.",
+    )
     @action(detail=True, methods=["post"])
     def replay(self, request: Request, pk: str | None = None) -> Response:
         result = dead_letters.replay(self.get_object(), actor=request.user.get_username())
         return _answer("replayed", result)
 
-    @extend_schema(request=DismissSerializer, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        request=DismissSerializer,
+        responses=OpenApiTypes.OBJECT,
+        summary="Dismiss a dead letter",
+        description="Closes an open dead letter without acting, with the reason on the record "
+        "(its message leaves submission-dlq). Anything but an open one answers 409. Operators, "
+        "with the `operate` scope.",
+    )
     @action(detail=True, methods=["post"])
     def dismiss(self, request: Request, pk: str | None = None) -> Response:
         body = DismissSerializer(data=request.data)
@@ -87,7 +125,14 @@ class DeadLetterViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         )
         return _answer("dismissed", result)
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        request=None,
+        responses=OpenApiTypes.OBJECT,
+        summary="Resolve a dead letter",
+        description="Closes an open dead letter whose submission has ended; one whose "
+        "submission still waits answers 409 (replay it instead). Operators, with the `operate` "
+        "scope.",
+    )
     @action(detail=True, methods=["post"])
     def resolve(self, request: Request, pk: str | None = None) -> Response:
         result = dead_letters.resolve(self.get_object(), request.user.get_username())

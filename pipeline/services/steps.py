@@ -29,6 +29,7 @@ from django.utils import timezone
 from config.statements import column, converted, table
 from grading import policy, tier1
 from grading.judges import get_judge, judge_reads_files
+from grading.labels import category_label
 from grading.records import Thresholds, Tier2Record, decode_tier1
 from grading.types import Decision, Finding, Judgement, Tier1Report
 from pipeline import workflow
@@ -551,11 +552,21 @@ def _judge_change(judgement: Judgement, decision: Decision) -> Change:
             OutcomeCode.SCORE_TOO_LOW,
             f"The judge scored this skill {judgement.score}/100, below the "
             f"{settings.SKILLGATE_REVIEW_MIN_SCORE} needed for review. Main concerns: "
-            + (
-                "; ".join(f"{c.category} in {c.file}" for c in judgement.concerns[:_TOP_FINDINGS])
-                or "none listed"
-            ),
+            + (_main_concerns(judgement) or "none listed"),
         ),
+    )
+
+
+def _main_concerns(judgement: Judgement) -> str:
+    """The judge's first few concerns, each (category, file) once: a skill with five
+    credential reads in one file has one concern there, not five copies of it."""
+    seen: dict[tuple[str, str], int] = {}
+    for concern in judgement.concerns:
+        key = (category_label(concern.category), concern.file or "the skill")
+        seen[key] = seen.get(key, 0) + 1
+    return "; ".join(
+        f"{category} in {file}" + (f" ({count}×)" if count > 1 else "")
+        for (category, file), count in list(seen.items())[:_TOP_FINDINGS]
     )
 
 

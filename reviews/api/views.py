@@ -14,12 +14,13 @@ from typing import Any, cast
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import filters, mixins, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config import scopes
 from reviews import selectors, services
 from reviews.api.permissions import IsReviewer
 from reviews.api.serializers import (
@@ -34,11 +35,19 @@ from reviews.models import Review
 _UUID = r"[0-9a-fA-F-]{32,36}"
 
 
+@extend_schema_view(
+    retrieve=extend_schema(
+        summary="One review",
+        description="A review of the queue by its submission's id: state, status, due date, "
+        "assignee, escalation and decision.",
+    )
+)
 class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The Tier 3 review queue (overdue first, then by due date and priority) and its actions.
     Reviewers and Security only."""
 
     permission_classes = [IsReviewer]
+    token_scope = scopes.REVIEW
     serializer_class = ReviewSerializer
     lookup_url_kwarg = "submission_id"
     lookup_value_regex = _UUID
@@ -66,7 +75,12 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             category=params.get("category"),
         )
 
-    @extend_schema(parameters=[QueueQuerySerializer], summary="The review queue")
+    @extend_schema(
+        parameters=[QueueQuerySerializer],
+        summary="The review queue",
+        description="Open reviews first: overdue ones, then by due date and priority; "
+        "filtered by state, assignee, overdue, escalated or finding category.",
+    )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
@@ -74,6 +88,9 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=AssignSerializer,
         responses=ReviewSerializer,
         summary="Assign to a reviewer for Tier 3 review (NEEDS_REVIEW → TIER3_REVIEW)",
+        description="Gives the review to a reviewer (yourself, usually). Nobody reviews their "
+        "own submission; an escalated review goes to a member of Security.",
+        examples=[OpenApiExample("To a reviewer", value={"assignee": "rita"}, request_only=True)],
     )
     @action(detail=True, methods=["post"])
     def assign(self, request: Request, submission_id: str) -> Response:
@@ -83,6 +100,10 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=NoteSerializer,
         responses=ReviewSerializer,
         summary="Unassign (TIER3_REVIEW → NEEDS_REVIEW)",
+        description="Puts the review back in the queue, unassigned; a note is optional.",
+        examples=[
+            OpenApiExample("With a note", value={"reason": "Out until Monday."}, request_only=True)
+        ],
     )
     @action(detail=True, methods=["post"])
     def unassign(self, request: Request, submission_id: str) -> Response:
@@ -92,6 +113,15 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=NoteSerializer,
         responses=ReviewSerializer,
         summary="Approve and publish (TIER3_REVIEW → PUBLISHED); assignee only",
+        description="Publishes the skill, its version numbered as for automatic publishing; "
+        "only the reviewer holding the review may.",
+        examples=[
+            OpenApiExample(
+                "With a note",
+                value={"reason": "The cron job only cleans the skill's own cache."},
+                request_only=True,
+            )
+        ],
     )
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, submission_id: str) -> Response:
@@ -101,6 +131,14 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=ReasonSerializer,
         responses=ReviewSerializer,
         summary="Reject with a reason (NEEDS_REVIEW or TIER3_REVIEW → REJECTED)",
+        description="Ends the submission; the reason becomes the author's verdict.",
+        examples=[
+            OpenApiExample(
+                "With a reason",
+                value={"reason": "The script deletes files outside its own folder."},
+                request_only=True,
+            )
+        ],
     )
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, submission_id: str) -> Response:
@@ -110,6 +148,15 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=ReasonSerializer,
         responses=ReviewSerializer,
         summary="Escalate to security with a reason (TIER3_REVIEW → NEEDS_REVIEW, escalated)",
+        description="Hands the review to the Security group, which alone decides it from now "
+        "on; the reason stays with the reviewers.",
+        examples=[
+            OpenApiExample(
+                "With a reason",
+                value={"reason": "Looks like a wiper: needs Security."},
+                request_only=True,
+            )
+        ],
     )
     @action(detail=True, methods=["post"])
     def escalate(self, request: Request, submission_id: str) -> Response:

@@ -5,32 +5,55 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import cryptography
 
 ROOT = Path(__file__).resolve().parents[2]
 CRYPTOGRAPHY_SITE = str(Path(cryptography.__file__).resolve().parents[1])
+_SHARED_HOME = Path(tempfile.mkdtemp(prefix="skillgate-cli-home-"))
 
 
-def skillgate(*args: str, registry: str | None = None) -> subprocess.CompletedProcess[str]:
+def skillgate(
+    *args: str,
+    registry: str | None = None,
+    home: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
     """``python -S -m skillgate_cli ARGS`` (what the ``skillgate`` console script runs), with
     SKILLGATE_URL set to ``registry`` when given. ``-S`` leaves site-packages out and only
     ``cryptography`` (with what it needs) is put back, so every run proves the client needs
-    nothing else. The trusted keys live in ``$SKILLGATE_HOME``, one folder per test."""
-    env = {
+    nothing else. The user's home (where the client keeps its config, the registry keys it
+    trusts and the folders it installed into) is ``home``, else one shared by the tests that do
+    not care, never the real one; without ``home`` the trusted keys live in ``$SKILLGATE_HOME``,
+    one folder per test (a fake registry's port may be another test's)."""
+    user_home = home or _SHARED_HOME
+    environment = {
         key: value
         for key, value in os.environ.items()
-        if key not in {"DJANGO_SETTINGS_MODULE", "SKILLGATE_URL"}
+        if key not in {"DJANGO_SETTINGS_MODULE", "SKILLGATE_URL", "SKILLGATE_TOKEN"}
     }
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), CRYPTOGRAPHY_SITE])
+    environment |= {
+        "PYTHONPATH": os.pathsep.join([str(ROOT), CRYPTOGRAPHY_SITE]),
+        "HOME": str(user_home),
+        "XDG_CONFIG_HOME": str(user_home / ".config"),
+        "XDG_STATE_HOME": str(user_home / ".local" / "state"),
+    }
+    environment.pop("SKILLGATE_CONFIG", None)
+    if home is not None:
+        environment.pop("SKILLGATE_HOME", None)
     if registry:
-        env["SKILLGATE_URL"] = registry
+        environment["SKILLGATE_URL"] = registry
+    environment |= env or {}
     return subprocess.run(
         [sys.executable, "-S", "-m", "skillgate_cli", *args],
         cwd=ROOT,
-        env=env,
+        env=environment,
+        input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
     )

@@ -118,8 +118,15 @@ class FakeRegistry:
             }  # fmt: skip
         public = self.key.public_key()
         keys = {"keys": [{"keyid": key_id(public), "public_key": public_b64(public)}]}
+        root = {"endpoints": [{"url": "/api/v1/skills", "who": "anyone", "what": "skills"}]}
+        listing = {"count": 1, "results": [{"owner": self.owner, "name": self.name}]}
         self.routes.update(
             {
+                "/api/v1/": ("application/json", json.dumps(root)),
+                f"/api/v1/skills?name={self.name}&limit=50": (
+                    "application/json",
+                    json.dumps(listing),
+                ),
                 self.base: (
                     "application/json",
                     json.dumps({"latest_version": self.version}).encode(),

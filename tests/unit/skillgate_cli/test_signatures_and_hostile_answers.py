@@ -4,6 +4,7 @@ hostile JSON with a message and exit 1."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -12,8 +13,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from skillgate_cli import limits, safe_output
+from skillgate_cli import limits
 from skillgate_cli import registry as registry_module
+from skillgate_cli.output import Printer
 from skillgate_cli.signing import SignatureError, Statement, fresh_status
 from tests.support.cli import ROOT, skillgate
 from tests.support.fake_registry import Entry, FakeRegistry, tar_gz
@@ -151,12 +153,18 @@ def test_the_depth_scan_ignores_brackets_inside_strings():
 # --- item 7: control characters never reach the terminal --------------------------------
 
 
-def test_control_characters_are_escaped_in_every_cli_output():
+def test_control_characters_are_escaped_in_every_line_the_cli_prints():
+    """Even a message no command passed through ``shown`` is escaped by the printer."""
+    out, err = io.StringIO(), io.StringIO()
+    printer = Printer(out, err)
     hostile = "breaks on Windows\x1b[1A\x1b[2K\rinstalled safely\u202e\x9b"
-    cleaned = safe_output.clean(hostile)
-    assert "\x1b" not in cleaned and "\r" not in cleaned and "\u202e" not in cleaned
-    assert "\\x1b[1A" in cleaned and "\\x0d" in cleaned and "\\u202e" in cleaned
-    assert safe_output.clean("line one\n\tindented") == "line one\n\tindented"
+    printer.say(hostile)
+    printer.note(hostile)
+    for cleaned in (out.getvalue(), err.getvalue()):
+        assert "\x1b" not in cleaned and "\r" not in cleaned and "\u202e" not in cleaned
+        assert "\\x1b[1A" in cleaned and "\\x0d" in cleaned and "\\u202e" in cleaned
+    printer.say("line one\n\tindented")
+    assert out.getvalue().endswith("line one\n\tindented\n")
 
 
 def test_a_yank_reason_with_terminal_escapes_is_printed_escaped(fake, tmp_path):
