@@ -1,6 +1,12 @@
 """Accounts and their roles. An author is an ordinary account, never staff; a role is a group
 (Reviewers, Security, Operators, created by migrations) and makes its members staff, because
-reviewers and operators work in the admin."""
+reviewers and operators work in the admin.
+
+Every account is named by ``check_new_username`` first, wherever it is made (here,
+``manage.py createsuperuser``, the admin): names are unique ignoring case, and an account's
+name is the namespace it publishes in, so it must be a valid owner name that no other source
+holds and that looks like none held (``registry.namespaces``, SECURITY.md).
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,11 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from config.roles import REVIEWERS_GROUP, SECURITY_GROUP
 from pipeline.roles import OPERATORS_GROUP
+from registry import namespaces
 
 ROLE_GROUPS = (REVIEWERS_GROUP, SECURITY_GROUP, OPERATORS_GROUP)
 
@@ -39,15 +46,42 @@ def role_groups(names: list[str] | tuple[str, ...]) -> list[Group]:
     return found
 
 
+def check_new_username(username: str, account: User | None = None) -> str:
+    """``username`` if a new account (or ``account``, renamed) may take it; AccountRefused
+    saying why not: another account has it in any case, or it cannot be the account's
+    namespace (not a valid owner name, another source holds it, or it looks like a held one)."""
+    others = get_user_model().objects.filter(username__iexact=username)
+    if account is not None:
+        others = others.exclude(pk=account.pk)
+    if others.exists():
+        raise AccountRefused(
+            f"an account named {username!r} exists already (account names are compared "
+            "ignoring case)"
+        )
+    try:
+        namespaces.check_available(username, account.pk if account is not None else None)
+    except namespaces.NameTaken as taken:
+        raise AccountRefused(
+            f"{username!r} cannot name an account, because an account publishes under its own "
+            f"name: {taken}"
+        ) from taken
+    return username
+
+
 @transaction.atomic
 def create_account(username: str, email: str = "", roles: tuple[str, ...] = ()) -> NewAccount:
     """A new account with a random password; staff only when it holds a role."""
     model = get_user_model()
-    if model.objects.filter(username__iexact=username).exists():
-        raise AccountRefused(f"an account named {username!r} exists already")
+    check_new_username(username)
     groups = role_groups(roles)
     password = secrets.token_urlsafe(12)
-    user = model.objects.create_user(username=username, email=email, password=password)
+    try:
+        with transaction.atomic():
+            user = model.objects.create_user(username=username, email=email, password=password)
+    except IntegrityError as clash:
+        raise AccountRefused(
+            f"an account named {username!r} (ignoring case) was made just now; choose another"
+        ) from clash
     if groups:
         add_roles(user, [group.name for group in groups])
     return NewAccount(user, password)

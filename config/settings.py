@@ -62,6 +62,9 @@ if env_bool("DJANGO_TLS_PROXY_HEADER", False):
 
 INSTALLED_APPS = [
     "config.admin_site.SkillgateAdminConfig",
+    # Before django.contrib.auth: its createsuperuser (which names accounts like every other)
+    # takes the place of Django's.
+    "accounts",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -70,7 +73,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
-    "accounts",
     "authors",
     "drf_spectacular",
     "drf_spectacular_sidecar",

@@ -95,11 +95,18 @@ def git(host: str) -> Source:
     return Source(Skill.Origin.GIT, host.lower())
 
 
-def check_available(name: str) -> str:
-    """For a sign-up form: ``name`` lower-cased if a new account may take it as its namespace;
-    NameTaken saying why not (not a valid owner name, held already, or looks like a held one)."""
+def check_available(name: str, account_id: int | None = None) -> str:
+    """For whatever makes or renames an account: ``name`` lower-cased if the account (new, or
+    ``account_id``) may take it as its namespace; NameTaken saying why not (not a valid owner
+    name, held by another, or looks like a held one)."""
     lowered = check_name(name)
-    held = Namespace.objects.filter(skeleton=skeleton(lowered)).first()
+    held = (
+        Namespace.objects.filter(skeleton=skeleton(lowered))
+        .exclude(kind=Namespace.Kind.ACCOUNT, account_id=account_id)
+        .first()
+        if account_id is not None
+        else Namespace.objects.filter(skeleton=skeleton(lowered)).first()
+    )
     if held is not None:
         same = held.name == lowered
         raise NameTaken(

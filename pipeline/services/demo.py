@@ -17,7 +17,7 @@ from celery import current_app
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, User
 
-from accounts import tokens
+from accounts import services, tokens
 from accounts.models import ApiToken
 from config import scopes
 from pipeline.models import Submission
@@ -51,6 +51,7 @@ def ensure_account(
     user_model = get_user_model()
     user = user_model.objects.filter(username=username).first()
     if user is None:
+        services.check_new_username(username)
         create = (
             user_model.objects.create_superuser if superuser else user_model.objects.create_user
         )

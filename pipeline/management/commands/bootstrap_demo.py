@@ -7,8 +7,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from accounts.services import AccountRefused
 from config.roles import REVIEWERS_GROUP
 from pipeline.services.demo import ensure_account
 
@@ -18,11 +19,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         secrets_dir = settings.VAR_DIR / "secrets"
-        admin = ensure_account("admin", secrets_dir / "admin-password", superuser=True)
-        ensure_account(
-            "author", secrets_dir / "author-password", token_file=secrets_dir / "author-token"
-        )
-        ensure_account("reviewer", secrets_dir / "reviewer-password", groups=(REVIEWERS_GROUP,))
+        try:
+            admin = ensure_account("admin", secrets_dir / "admin-password", superuser=True)
+            ensure_account(
+                "author", secrets_dir / "author-password", token_file=secrets_dir / "author-token"
+            )
+            ensure_account("reviewer", secrets_dir / "reviewer-password", groups=(REVIEWERS_GROUP,))
+        except AccountRefused as refused:
+            raise CommandError(f"cannot make the demo accounts: {refused}") from refused
         lines = [f"FLOWER_BASIC_AUTH=admin:{admin.password}"]
         broker = urlsplit(settings.CELERY_BROKER_URL)
         if broker.scheme in {"amqp", "pyamqp"}:
