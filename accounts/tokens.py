@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.utils import timezone
 from rest_framework.authtoken.models import Token as LegacyToken
 
 from accounts.models import ApiToken
 from config import scopes as scope_names
+from config.text import normalised
 
 KEY_PREFIX = "sg_"
 SHOWN_PREFIX_LENGTH = len(KEY_PREFIX) + 6
@@ -52,7 +54,10 @@ def issue(
 ) -> Issued:
     """A new token for ``user``. ``within`` is the token the request came with, if any: a token
     only makes tokens that can do no more than itself and expire no later."""
-    name = name.strip()
+    try:
+        name = normalised(name.strip())
+    except ValidationError as invalid:
+        raise TokenRefused(f"the token's name is refused: {invalid.messages[0]}") from invalid
     if not name or len(name) > NAME_MAX_LENGTH:
         raise TokenRefused(f"name the token in 1 to {NAME_MAX_LENGTH} characters")
     try:

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from accounts import tokens
 from accounts.models import ApiToken
 from config import scopes
+from config.text import FreeTextField
 
 
 class TokenSerializer(serializers.ModelSerializer):
@@ -50,7 +51,7 @@ class TokenListSerializer(serializers.Serializer):
 
 
 class TokenCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=tokens.NAME_MAX_LENGTH, help_text="What it is for.")
+    name = FreeTextField(max_length=tokens.NAME_MAX_LENGTH, help_text="What it is for.")
     scopes = serializers.ListField(
         child=serializers.ChoiceField(choices=list(scopes.SCOPES)),
         default=list(scopes.AUTHOR_SCOPES),

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from config import scopes
 from config.pagination import NewestFirstCursorPagination
+from config.text import FreeTextField
 from pipeline import monitoring
 from pipeline.api.permissions import CanHandleDeadLetters, CanViewOperations
 from pipeline.models import DeadLetter
@@ -63,7 +64,7 @@ class DeadLetterSerializer(serializers.ModelSerializer):
 
 
 class DismissSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=2000, help_text="Why it needs nothing more.")
+    reason = FreeTextField(max_length=2000, help_text="Why it needs nothing more.")
 
 
 @extend_schema_view(

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
 from django.db.models import F
 from django.utils import timezone
 
+from config.text import normalised
 from pipeline.models import DeadLetter, SubmissionStateEvent
 from pipeline.services.dead_letter_queue import request_pass
 from pipeline.services.dispatch import dispatch, steps_from
@@ -65,8 +67,12 @@ def replay(letter: DeadLetter, actor: str) -> ActionResult:
 
 
 def dismiss(letter: DeadLetter, actor: str, reason: str) -> ActionResult:
-    """Close the dead letter without acting on it; the reason is required and kept."""
-    reason = reason.strip()
+    """Close the dead letter without acting on it; the reason is required and kept (free text:
+    ``config.text``)."""
+    try:
+        reason = normalised(reason.strip())
+    except ValidationError as invalid:
+        return ActionResult(letter.pk, False, f"the reason is refused: {invalid.messages[0]}")
     if not reason:
         return ActionResult(letter.pk, False, "a reason is required to dismiss a dead letter")
     if not letter.is_open:

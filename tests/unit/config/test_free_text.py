@@ -66,3 +66,48 @@ def test_the_services_refuse_them_too_for_the_admin(make_user):
     version = publish_skill(author)
     with pytest.raises(ValidationError):
         lifecycle.yank(version.pk, lifecycle.Actor.account(author), HOSTILE[1])
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_token_name_with_control_characters_is_refused_by_the_api_and_the_page(
+    make_user, client_for, name
+):
+    from django.test import Client
+
+    from accounts.models import ApiToken
+
+    author = make_user()
+    response = client_for(author).post("/api/v1/tokens", {"name": name}, format="json")
+    assert response.status_code == 400
+    assert "control character U+" in response.json()["errors"]["name"][0]
+    browser = Client()
+    browser.force_login(author)
+    page = browser.post("/account/tokens/", {"name": name, "scopes": ["read"], "days": 7})
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "control character U+" in text or "Null characters are not allowed" in text
+    assert not ApiToken.objects.filter(user=author).exists()
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/search?q={}", "/api/v1/skills?owner={}", "/api/v1/advisories?name={}"]
+)
+def test_names_and_words_to_look_up_use_the_same_rule(client, path):
+    from urllib.parse import quote
+
+    response = client.get(path.format(quote(HOSTILE[0])))
+    assert response.status_code == 400
+    assert "control character U+" in str(response.json()["errors"])
+
+
+def test_a_dead_letter_is_not_dismissed_with_control_characters_in_its_reason(make_user):
+    from pipeline.models import DeadLetter
+    from pipeline.services import dead_letters
+
+    letter = DeadLetter.objects.create(
+        task_name="pipeline.tier1", task_id="t-1", stage="tier1", reason="poison", payload={}
+    )
+    result = dead_letters.dismiss(letter, "otto", HOSTILE[0])
+    assert not result.done and "control character U+" in result.message
+    letter.refresh_from_db()
+    assert letter.status == DeadLetter.Status.OPEN
