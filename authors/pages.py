@@ -20,7 +20,8 @@ from django.http import Http404
 from pipeline.explanations import Reason, deciding_reasons
 from pipeline.models import ScanResult, Submission, SubmissionStateEvent
 from pipeline.presentation import event_details
-from registry.models import Skill, SkillVersion, VersionEvent
+from registry import lifecycle
+from registry.models import Namespace, Skill, SkillVersion, VersionEvent
 from registry.selectors import ADVISORY_ACTIONS, advice
 from reviews.detail import FileView, annotate_files
 from reviews.selectors import event_as_seen_by, review_for_submitter
@@ -127,17 +128,23 @@ class SkillRow:
 
 
 def skills_of(user: User) -> list[SkillRow]:
-    """The skills the account owns (or, for skills from git, published versions of), each
-    with every version (quarantined ones too: they are the author's) and its advisories."""
+    """The skills the account owns, those in the namespaces it holds and those it published
+    versions of, each with every version (quarantined ones too: they are the author's) and its
+    advisories."""
+    held = Namespace.objects.filter(account=user).values("name")
     skills = (
-        Skill.objects.filter(Q(owner_account=user) | Q(versions__submitter=user))
+        Skill.objects.filter(
+            Q(owner_account=user) | Q(owner__in=held) | Q(versions__submitter=user)
+        )
         .distinct()
         .order_by("owner", "name")
     )
     rows = []
     for skill in skills:
         versions = list(skill.versions.select_related("skill").order_by("-id"))
-        owned = skill.owner_account_id == user.pk
+        # Only the holder of the skill's namespace yanks and unyanks (registry.lifecycle): for a
+        # skill from git that is not always whoever submitted one of its versions.
+        holder = bool(versions) and lifecycle.is_owner(versions[0], user)
         events = (
             VersionEvent.objects.filter(version__skill=skill, action__in=ADVISORY_ACTIONS)
             .select_related("version__skill")
@@ -149,10 +156,8 @@ def skills_of(user: User) -> list[SkillRow]:
                 versions=[
                     VersionRow(
                         version,
-                        can_yank=(owned or version.submitter_id == user.pk)
-                        and version.status == SkillVersion.Status.PUBLISHED,
-                        can_unyank=(owned or version.submitter_id == user.pk)
-                        and version.status == SkillVersion.Status.YANKED,
+                        can_yank=holder and version.status == SkillVersion.Status.PUBLISHED,
+                        can_unyank=holder and version.status == SkillVersion.Status.YANKED,
                     )
                     for version in versions
                 ],
@@ -163,11 +168,13 @@ def skills_of(user: User) -> list[SkillRow]:
 
 
 def own_version(user: User, owner: str, name: str, number: str) -> SkillVersion:
-    """A version of one of the account's skills, for its yank and unyank buttons."""
+    """A version of one of the account's skills (as ``skills_of`` lists them), for its yank
+    and unyank buttons; whether the account may take the action is ``registry.lifecycle``'s."""
+    held = Namespace.objects.filter(account=user).values("name")
     version = (
         SkillVersion.objects.select_related("skill")
         .filter(skill__owner=owner.lower(), skill__name=name, version=number)
-        .filter(Q(skill__owner_account=user) | Q(submitter=user))
+        .filter(Q(skill__owner_account=user) | Q(skill__owner__in=held) | Q(submitter=user))
         .first()
     )
     if version is None:

@@ -20,6 +20,7 @@ from tests.support.cli import skillgate
 from tests.support.fake_llm import answer, completion
 from tests.support.skills import skill_md
 from tests.support.stack import WebServer, stack_environment
+from tests.support.versions import publish_skill
 
 pytestmark = pytest.mark.integration
 
@@ -222,3 +223,32 @@ def test_tokens_are_listed_made_and_revoked_from_the_command_line(registry, auth
         "login", "--registry", registry.url, "--token-stdin", home=home, stdin=new_key
     )
     assert check.returncode == 9 and "was revoked" in check.stderr
+
+
+def test_yank_and_unyank_are_the_namespace_holders_with_a_clean_reason(
+    registry, author, key, home, tmp_path
+):
+    name = f"yanked-{uuid.uuid4().hex[:8]}"
+    publish_skill(author, name, body=f"by {author.username}")
+    ref = f"{author.username}/{name}@1.0.0"
+    logged_in(registry, key, home)
+
+    hostile = skillgate("yank", ref, "--reason", "old\x1b[1A\x1b[2Kall good", home=home)
+    assert hostile.returncode == 1
+    assert "not yanked: reason: control character U+001B" in hostile.stderr
+    assert "\x1b" not in hostile.stderr
+
+    done = skillgate("yank", ref, "--reason", "breaks on Windows", home=home)
+    assert done.returncode == 0, done.stderr
+    assert f"{ref} is now yanked" in done.stdout
+
+    other = get_user_model().objects.create_user(f"ot-{uuid.uuid4().hex[:10]}", password="pw")
+    other_home = tmp_path / "other"
+    other_home.mkdir()
+    logged_in(registry, tokens.issue(other, "laptop", ["read", "yank"]).key, other_home)
+    refused = skillgate("unyank", ref, home=other_home)
+    assert refused.returncode == 1
+    assert f"only the owner of {author.username}/{name} can unyank" in refused.stderr
+
+    back = skillgate("unyank", ref, home=home)
+    assert back.returncode == 0 and f"{ref} is now published" in back.stdout

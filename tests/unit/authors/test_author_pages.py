@@ -16,10 +16,10 @@ from accounts.models import ApiToken
 from pipeline.services import steps
 from pipeline.services.attempts import StepContext
 from pipeline.states import State
-from registry.models import SkillVersion
+from registry.models import Namespace, SkillVersion
 from reviews import services as reviews
 from tests.support.skills import tier1_failing_files
-from tests.support.versions import publish_skill
+from tests.support.versions import publish_files, publish_skill
 from tests.unit.pipeline.factories import submission_in
 from tests.unit.reviews.factories import awaiting_review
 
@@ -126,6 +126,26 @@ def test_another_accounts_version_cannot_be_yanked_from_my_page(browser, make_us
     response = browser.post("/account/skills/stella/note-taker/versions/1.0.0/yank", {})
     assert response.status_code == 404
     assert SkillVersion.objects.get().status == "published"
+
+
+def test_only_the_holder_of_a_git_namespace_yanks_from_the_page(browser, author, make_user):
+    """arthur published someorg/note-taker from git; an operator then gave the namespace
+    someorg to dana. arthur still sees the skill but may no longer yank it; dana may."""
+    publish_files(author, repo_url="https://github.com/someorg/skills")
+    dana = make_user("dana")
+    Namespace.objects.filter(name="someorg").update(account=dana, decided_by="the operator otto")
+    html = page(browser, "/account/skills/")
+    assert "someorg/note-taker" in html and "Yank 1.0.0" not in html
+    url = "/account/skills/someorg/note-taker/versions/1.0.0/yank"
+    refused = browser.post(url, {"reason": "mine"}, follow=True)
+    assert "only the owner of someorg/note-taker can yank" in refused.content.decode()
+    assert SkillVersion.objects.get().status == "published"
+
+    holder = Client()
+    holder.force_login(dana)
+    assert "Yank 1.0.0" in page(holder, "/account/skills/")
+    done = holder.post(url, {"reason": "moved"}, follow=True)
+    assert "someorg/note-taker@1.0.0 is yanked." in done.content.decode()
 
 
 def test_a_token_is_made_shown_once_listed_and_revoked(browser, author):
