@@ -375,7 +375,61 @@ class AdvisoryDetail(generics.RetrieveAPIView):
         return selectors.advisories()
 
 
-@extend_schema(exclude=True)
+_DSSE_ENVELOPE = {
+    "type": "object",
+    "description": "A DSSE envelope: the payload (base64) and its signatures.",
+    "properties": {
+        "payloadType": {"type": "string"},
+        "payload": {"type": "string", "format": "byte"},
+        "signatures": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"keyid": {"type": "string"}, "sig": {"type": "string"}},
+            },
+        },
+    },
+}
+_SIGNING_KEYS = {
+    "type": "object",
+    "properties": {
+        "current": {"type": "string", "description": "The id of the key that signs now."},
+        "algorithm": {"type": "string", "enum": ["ed25519"]},
+        "envelope": {"type": "string", "description": "What is signed, in words."},
+        "keys": {
+            "type": "array",
+            "description": "Every key ever used, the current one first.",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "keyid": {"type": "string", "description": "sha256: of the raw key."},
+                    "public_key": {"type": "string", "format": "byte"},
+                    "status": {"type": "string", "enum": ["current", "retired"]},
+                    "created_at": {"type": "string", "format": "date-time"},
+                    "retired_at": {"type": "string", "format": "date-time"},
+                    "endorsement": {
+                        **_DSSE_ENVELOPE,
+                        "description": "For every key but the first: the key id and public "
+                        "key, signed by the key it replaced.",
+                    },
+                },
+                "required": ["keyid", "public_key"],
+            },
+        },
+    },
+    "required": ["current", "algorithm", "keys"],
+}
+
+
+@extend_schema(
+    summary="The registry's signing keys",
+    description="The ed25519 public keys that sign every version's verdict and status "
+    "(`attestations` of a version), current and retired. A client pins one (`skillgate install "
+    "--trust-key KEYID`, or on first use) and trusts a later key only through its endorsement, "
+    "signed by the key it replaced (`manage.py rotate_signing_key`). Cached for five minutes.",
+    responses={200: _SIGNING_KEYS},
+    operation_id="signing_keys",
+)
 @api_view(["GET"])
 @permission_classes([permissions.AllowAny])
 def signing_keys(request: Request) -> Response:
