@@ -1,4 +1,8 @@
-"""Liveness (the process answers) and readiness (the database and the broker answer)."""
+"""Liveness (the process answers) and readiness (the database and the broker answer), with the
+workers beside them: which are alive, per queue, and the consumers the broker counts.
+
+Workers do not make the web process unready: with none running, submissions are accepted and
+wait in their queue (the body says so, and ``skillgate_workers_up`` alerts on it)."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 from config.celery import app
+from pipeline.fleet import fleet_status
 
 
 def _database() -> str | None:
@@ -40,5 +45,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 def readyz(request: HttpRequest) -> JsonResponse:
     checks = readiness()
     ready = all(state == "ok" for state in checks.values())
-    body = {"status": "ready" if ready else "unavailable", "checks": checks}
+    body: dict[str, object] = {"status": "ready" if ready else "unavailable", "checks": checks}
+    if checks["broker"] == "ok":
+        body["workers"] = fleet_status().as_dict()
     return JsonResponse(body, status=200 if ready else 503)

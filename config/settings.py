@@ -321,5 +321,10 @@ SKILLGATE_BASE_URL = env_str("SKILLGATE_BASE_URL", "http://127.0.0.1:8000").rstr
 SKILLGATE_FLOWER_URL = env_str(
     "SKILLGATE_FLOWER_URL", f"http://127.0.0.1:{env_str('FLOWER_PORT', '5555')}/"
 )
+# Which workers are alive is asked of the workers themselves (Celery's inspection, a broadcast
+# that waits this long for answers), and the answer is kept this long per process, so /metrics,
+# /readyz and the admin home do not each wait for it.
+SKILLGATE_WORKER_PING_TIMEOUT_S = env_float("SKILLGATE_WORKER_PING_TIMEOUT_S", 1.0)
+SKILLGATE_WORKER_STATUS_TTL_S = env_float("SKILLGATE_WORKER_STATUS_TTL_S", 10.0)
 # When set, /metrics requires "Authorization: Bearer <token>" (Prometheus bearer_token).
 SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "")
