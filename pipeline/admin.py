@@ -116,6 +116,7 @@ class AttemptInline(ReadOnlyInline):
         "attempt",
         "status",
         "error_class",
+        "error_message",
         "worker",
         "finished_at",
     )

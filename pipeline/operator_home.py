@@ -171,7 +171,7 @@ def failures_by_class(now: datetime) -> tuple[FailureClass, ...]:
             bars([by_hour.get(hour, 0) for hour in hours], hours),
             _list(
                 "pipeline_processingattempt",
-                status=ProcessingAttempt.Status.FAILED,
+                status__exact=ProcessingAttempt.Status.FAILED,
                 error_class=name,
             ),
         )
