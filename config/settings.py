@@ -245,6 +245,7 @@ SPECTACULAR_SETTINGS = {
         "SubmissionStateEnum": "pipeline.states.State",
         "VersionStatusEnum": "registry.models.VersionStatus",
         "RescanCampaignStatusEnum": "registry.models.RescanCampaign.Status",
+        "AppealStatusEnum": "reviews.models.Appeal.Status",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -358,7 +358,7 @@ class ReviewAdmin(HistoryListAdmin):
             {
                 **self.admin_site.each_context(request),
                 "title": "Rule precision (reviewers' marks, last 90 days)",
-                "rules": rule_precision(),
+                "rules": rule_precision(with_reasons=True),
                 "opts": self.model._meta,
             },
         )

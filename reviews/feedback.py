@@ -75,8 +75,11 @@ def mark_finding(
     return feedback
 
 
-def rule_precision(now: datetime | None = None) -> list[RulePrecision]:
-    """Per rule, over the last 90 days: findings marked and confirmed, least precise first."""
+def rule_precision(
+    now: datetime | None = None, *, with_reasons: bool = False
+) -> list[RulePrecision]:
+    """Per rule, over the last 90 days: findings marked and confirmed, least precise first;
+    ``with_reasons``, each with the newest reasons reviewers gave (the admin's page)."""
     since = (now or timezone.now()) - PRECISION_WINDOW
     rows = (
         FindingFeedback.objects.filter(marked_at__gte=since)
@@ -84,6 +87,17 @@ def rule_precision(now: datetime | None = None) -> list[RulePrecision]:
         .annotate(marked=Count("id"), confirmed=Count("id", filter=Q(verdict=Verdict.CONFIRMED)))
         .order_by("rule_id")
     )
+    reasons = _latest_reasons(since) if with_reasons else {}
+    figures = [
+        RulePrecision(
+            r["rule_id"], r["marked"], r["confirmed"], tuple(reasons.get(r["rule_id"], ()))
+        )
+        for r in rows
+    ]
+    return sorted(figures, key=lambda f: (f.precision, -f.marked, f.rule_id))
+
+
+def _latest_reasons(since: datetime) -> dict[str, list[str]]:
     reasons: dict[str, list[str]] = {}
     for rule_id, verdict, reason in (
         FindingFeedback.objects.filter(marked_at__gte=since)
@@ -94,13 +108,7 @@ def rule_precision(now: datetime | None = None) -> list[RulePrecision]:
         given = reasons.setdefault(rule_id, [])
         if len(given) < REASONS_SHOWN:
             given.append(f"{Verdict(verdict).label}: {reason}")
-    figures = [
-        RulePrecision(
-            r["rule_id"], r["marked"], r["confirmed"], tuple(reasons.get(r["rule_id"], ()))
-        )
-        for r in rows
-    ]
-    return sorted(figures, key=lambda f: (f.precision, -f.marked, f.rule_id))
+    return reasons
 
 
 def marks_of(review: Review) -> dict[tuple[str, str, int], FindingFeedback]:

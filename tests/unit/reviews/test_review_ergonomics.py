@@ -115,6 +115,6 @@ def test_marking_a_finding_with_a_reason_confirms_it_and_counts_it(signed_in, re
         marked.text
     )
     assert FindingFeedback.objects.get().reason == "it only deletes its own cache"
-    (rule,) = rule_precision()
+    (rule,) = rule_precision(with_reasons=True)
     assert (rule.rule_id, rule.marked, rule.confirmed) == ("destructive.rm-rf", 1, 0)
     assert rule.reasons == ("False positive: it only deletes its own cache",)
