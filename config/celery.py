@@ -4,8 +4,9 @@ Work flows through one durable queue per pipeline step so that judge workers can
 their own (``-Q submission-pipeline.judge``). Every step queue dead-letters into the
 ``submission-dlx`` exchange, which routes to ``submission-dlq``: a message a worker rejects
 without requeue (retries exhausted, poison, unknown task) lands there, never in a loop.
-Workers never consume ``submission-dlq``; operators inspect and replay dead letters from the
-database record kept beside it.
+Workers never consume ``submission-dlq`` as tasks: a reconciliation sweep keeps it in step with
+the dead-letter records (pipeline/services/dead_letter_queue.py), and operators replay, dismiss
+or resolve dead letters from those records.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import os
 from typing import Any, NamedTuple
 
 from celery import Celery, bootsteps, signals
+from django.conf import settings
 from kombu import Exchange, Queue
 
 from config.logging import log_sweep_actions, quiet_routine_sweeps
-from pipeline.workflow import ALL_STEPS, RESCAN, SUBMISSION_STEPS
+from pipeline.workflow import ALL_STEPS, RESCAN, SCAN, SUBMISSION_STEPS, step_named
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -60,12 +62,28 @@ TASK_ROUTES = {
     "reviews.sweeps.*": {"queue": MAINTENANCE_QUEUE, "routing_key": MAINTENANCE_QUEUE},
 }
 
-# Hard limits stop a wedged step; the soft limit raises inside the task first so the failure
-# is classified and retried like any other transient error.
-TASK_ANNOTATIONS = {
-    step.task: {"soft_time_limit": step.soft_time_limit_s, "time_limit": step.time_limit_s}
-    for step in ALL_STEPS
-}
+
+class StepTimeLimits:
+    """Each step's time limits, as a Celery annotation: read when the tasks are bound, after
+    the settings are loaded (this module is imported before them, by ``config``). Tier 1's soft
+    limit is a setting (SKILLGATE_SCAN_TIME_LIMIT_S), its hard limit as far behind it as the
+    step declares. Hard limits stop a wedged step; the soft limit raises inside the task first
+    so the failure is classified (and, unless it is Tier 1's deterministic scan, retried)."""
+
+    def annotate(self, task: Any) -> dict[str, float] | None:
+        step = step_named(task.name)
+        if step is None:
+            return None
+        if step is not SCAN:
+            return {"soft_time_limit": step.soft_time_limit_s, "time_limit": step.time_limit_s}
+        soft = settings.SKILLGATE_SCAN_TIME_LIMIT_S
+        return {
+            "soft_time_limit": soft,
+            "time_limit": soft + step.time_limit_s - step.soft_time_limit_s,
+        }
+
+
+TASK_ANNOTATIONS = (StepTimeLimits(),)
 
 
 FAST_PUBLISH_RETRY_POLICY = {

@@ -19,7 +19,7 @@ from django.urls import reverse
 from config.celery import DEAD_LETTER_QUEUE
 from pipeline import monitoring, selectors
 from pipeline.fleet import CONSUMED_QUEUES, FleetStatus, QueueHealth, fleet_status
-from pipeline.models import ProcessingAttempt
+from pipeline.models import DeadLetter, ProcessingAttempt
 from pipeline.roles import VIEW_OPERATIONS
 from reviews.models import Review
 from reviews.roles import VIEW_PERMISSION as VIEW_REVIEWS
@@ -194,7 +194,7 @@ def bars(values: list[int], hours: list[datetime]) -> tuple[Bar, ...]:
 
 
 def open_dead_letters_url() -> str:
-    return _list("pipeline_deadletter", replayed_at__isempty="1")
+    return _list("pipeline_deadletter", status__exact=DeadLetter.Status.OPEN)
 
 
 def _queue_row(queue: QueueHealth) -> QueueRow:

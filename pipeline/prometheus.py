@@ -79,6 +79,23 @@ class PipelineCollector(Collector):
         for row in DeadLetter.objects.values("reason").annotate(n=Count("id")):
             letters.add_metric([row["reason"]], row["n"])
         yield letters
+        open_letters = GaugeMetricFamily(
+            "skillgate_dead_letters_open",
+            "Dead letters waiting for an operator (not replayed, dismissed or resolved).",
+            labels=["reason"],
+        )
+        open_by_reason = monitoring.open_dead_letters_by_reason()
+        for reason in DeadLetter.Reason.values:
+            open_letters.add_metric([reason], open_by_reason.get(reason, 0))
+        yield open_letters
+        dlq = metrics["dead_letter_queue"]
+        if dlq["difference"] is not None:
+            yield GaugeMetricFamily(
+                "skillgate_dead_letter_queue_difference",
+                "Messages in submission-dlq minus open dead letters: 0 once reconciled; "
+                "anything else for long means the reconciliation sweep is failing.",
+                value=dlq["difference"],
+            )
 
         timeouts = CounterMetricFamily(
             "skillgate_timeouts",

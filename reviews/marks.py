@@ -31,6 +31,8 @@ class Mark:
     snippet: str = ""
     judge: str = ""
     """The judge's own words on a merged mark, when they say more than the finding's."""
+    fix: str = ""
+    """The rule's remediation: what the author can do about it."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ def _merged(finding: dict[str, Any], concerns: list[dict[str, Any]]) -> Mark:
         finding.get("message", ""),
         snippet,
         "; ".join(judge),
+        finding.get("remediation", ""),
     )
 
 

@@ -16,13 +16,14 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import filters, mixins, permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import scopes
 from pipeline.selectors import visible_submissions
 from reviews import appeals, selectors, services
 from reviews.api.permissions import IsReviewer, IsSecurity
@@ -44,11 +45,19 @@ from reviews.services import Action
 _UUID = r"[0-9a-fA-F-]{32,36}"
 
 
+@extend_schema_view(
+    retrieve=extend_schema(
+        summary="One review",
+        description="A review of the queue by its submission's id: state, status, due date, "
+        "assignee, escalation and decision.",
+    )
+)
 class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The Tier 3 review queue (overdue first, then by due date and priority) and its actions.
     Reviewers and Security only."""
 
     permission_classes = [IsReviewer]
+    token_scope = scopes.REVIEW
     serializer_class = ReviewSerializer
     lookup_url_kwarg = "submission_id"
     lookup_value_regex = _UUID
@@ -76,7 +85,12 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             category=params.get("category"),
         )
 
-    @extend_schema(parameters=[QueueQuerySerializer], summary="The review queue")
+    @extend_schema(
+        parameters=[QueueQuerySerializer],
+        summary="The review queue",
+        description="Open reviews first: overdue ones, then by due date and priority; "
+        "filtered by state, assignee, overdue, escalated or finding category.",
+    )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().list(request, *args, **kwargs)
 
@@ -84,6 +98,9 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=AssignSerializer,
         responses=ReviewSerializer,
         summary="Assign to a reviewer for Tier 3 review (NEEDS_REVIEW → TIER3_REVIEW)",
+        description="Gives the review to a reviewer (yourself, usually). Nobody reviews their "
+        "own submission; an escalated review goes to a member of Security.",
+        examples=[OpenApiExample("To a reviewer", value={"assignee": "rita"}, request_only=True)],
     )
     @action(detail=True, methods=["post"])
     def assign(self, request: Request, submission_id: str) -> Response:
@@ -93,6 +110,10 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=NoteSerializer,
         responses=ReviewSerializer,
         summary="Unassign (TIER3_REVIEW → NEEDS_REVIEW)",
+        description="Puts the review back in the queue, unassigned; a note is optional.",
+        examples=[
+            OpenApiExample("With a note", value={"reason": "Out until Monday."}, request_only=True)
+        ],
     )
     @action(detail=True, methods=["post"])
     def unassign(self, request: Request, submission_id: str) -> Response:
@@ -102,6 +123,15 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=NoteSerializer,
         responses=ReviewSerializer,
         summary="Approve and publish (TIER3_REVIEW → PUBLISHED); assignee only",
+        description="Publishes the skill, its version numbered as for automatic publishing; "
+        "only the reviewer holding the review may.",
+        examples=[
+            OpenApiExample(
+                "With a note",
+                value={"reason": "The cron job only cleans the skill's own cache."},
+                request_only=True,
+            )
+        ],
     )
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, submission_id: str) -> Response:
@@ -111,9 +141,16 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=DecisionReasonSerializer,
         responses=ReviewSerializer,
         summary="Reject with a reason (NEEDS_REVIEW or TIER3_REVIEW → REJECTED)",
-        description="The reason is a canned reason (`canned_reason`, see /canned-reasons), "
-        "words of your own (`reason`), or both. Refused (409) while these exact files are "
-        "published in this skill.",
+        description="Ends the submission; the reason becomes the author's verdict. It is a "
+        "canned reason (`canned_reason`, see /canned-reasons), words of your own (`reason`), "
+        "or both. Refused (409) while these exact files are published in this skill.",
+        examples=[
+            OpenApiExample(
+                "With a reason",
+                value={"reason": "The script deletes files outside its own folder."},
+                request_only=True,
+            )
+        ],
     )
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, submission_id: str) -> Response:
@@ -147,6 +184,15 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=ReasonSerializer,
         responses=ReviewSerializer,
         summary="Escalate to security with a reason (TIER3_REVIEW → NEEDS_REVIEW, escalated)",
+        description="Hands the review to the Security group, which alone decides it from now "
+        "on; the reason stays with the reviewers.",
+        examples=[
+            OpenApiExample(
+                "With a reason",
+                value={"reason": "Looks like a wiper: needs Security."},
+                request_only=True,
+            )
+        ],
     )
     @action(detail=True, methods=["post"])
     def escalate(self, request: Request, submission_id: str) -> Response:
@@ -167,6 +213,13 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return Response(self.get_serializer(self.get_queryset().get(pk=done.pk)).data)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary="Canned reasons",
+        description="The reasons Security keeps for reject and request-changes, in their "
+        "order; pass one's id as `canned_reason`.",
+    )
+)
 class CannedReasonViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """The reasons reviewers may pick for reject and request-changes (kept by Security)."""
 
@@ -178,11 +231,24 @@ class CannedReasonViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         return CannedReason.objects.filter(active=True)
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary="Appeals",
+        description="Authors' appeals of reviewers' rejections, open ones first (oldest first), "
+        "each with the rejection it appeals. Security only.",
+    ),
+    retrieve=extend_schema(
+        summary="One appeal",
+        description="An appeal by its submission's id: the author's reason, the rejection, "
+        "and Security's decision once taken.",
+    ),
+)
 class AppealViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Authors' appeals of reviewers' rejections, open ones first (oldest first), for the
     Security group, which grants (the skill is published) or denies them with a reason."""
 
     permission_classes = [IsSecurity]
+    token_scope = scopes.REVIEW
     serializer_class = AppealSerializer
     lookup_url_kwarg = "submission_id"
     lookup_value_regex = _UUID
@@ -196,6 +262,9 @@ class AppealViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=ReasonSerializer,
         responses=AppealSerializer,
         summary="Grant: the submission is published (REJECTED → TIER3_REVIEW → PUBLISHED)",
+        description="The submission goes back to Tier 3 review, held by you, and is approved; "
+        "identical rejected submissions of the skill are published with it. Not by the author "
+        "or the reviewer who rejected it.",
     )
     @action(detail=True, methods=["post"])
     def grant(self, request: Request, submission_id: str) -> Response:
@@ -205,6 +274,8 @@ class AppealViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         request=ReasonSerializer,
         responses=AppealSerializer,
         summary="Deny: the rejection stands",
+        description="The rejection stands and no state changes; your reason is shown to the "
+        "author. Final.",
     )
     @action(detail=True, methods=["post"])
     def deny(self, request: Request, submission_id: str) -> Response:
@@ -225,6 +296,7 @@ class FileAppealView(APIView):
     """The author of a submission a reviewer rejected appeals, once, with a reason."""
 
     permission_classes = [permissions.IsAuthenticated]
+    token_scope = scopes.SUBMIT
 
     @extend_schema(
         request=AppealRequestSerializer,

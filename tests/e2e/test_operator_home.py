@@ -1,6 +1,7 @@
 """The operator's home, in a 1366×768 window: the admin opens on the system's health with the
-pipeline section on the first screen, and "what failed and why" is answered in two clicks from
-there: the failure's class, then the submission, whose page says what the step met.
+pipeline section on the first screen, "what failed and why" is answered in two clicks from
+there (the failure's class, then the submission, whose page says what the step met), and a
+dead letter reached from there and dismissed leaves the home's figures and /metrics.
 
 The failure is real: a submission from a git host that does not resolve fails its fetch on
 every attempt, through the worker, as an outage of the host would."""
@@ -15,6 +16,12 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import UNRESOLVABLE_HOST, ApiFor, People, log_in
+from tests.e2e.test_dead_letters_in_the_browser import (
+    a_dead_letter_the_database_never_saw,
+    dlq_depth,
+    off_the_event_loop,
+)
+from tests.support.stack import wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -89,3 +96,46 @@ def test_an_operator_answers_what_failed_and_why_in_two_clicks_from_the_admin_ho
     expect(page.locator(".field-outcome_code .readonly")).to_have_text(failed["outcome"]["code"])
     expect(page.locator("#attempts-group")).to_contain_text(RESOLVE_ERROR)
     page.screenshot(path=str(screenshots / "operator-03-submission.png"), full_page=True)
+
+
+def open_letters(page: Page) -> int:
+    figure = page.locator("#health-figures li", has_text="Dead letters open")
+    return int(figure.locator(".health-value").inner_text())
+
+
+def dlq_waiting(page: Page) -> int:
+    return int(page.locator('tr[data-queue="submission-dlq"] td.num').first.inner_text())
+
+
+def test_a_dead_letter_dismissed_from_the_admin_home_leaves_the_queue_and_the_metric(
+    laptop_page: Page, people: People, screenshots: Path, pipeline_worker
+):
+    """From the home's "Dead letters open" to the letter, dismissed with a reason: the home's
+    count, the dead-letter queue's row and its depth on /metrics all drop."""
+    _key, submission_id = off_the_event_loop(a_dead_letter_the_database_never_saw)
+    page = laptop_page
+    log_in(page, people.operator, then=HOME)
+    before, depth_before = open_letters(page), dlq_depth(page)
+    assert before >= 1 and depth_before >= 1
+
+    page.locator("#health-figures a", has_text="Dead letters open").click()
+    row = page.locator("#result_list tbody tr", has=page.locator(f'a[title="{submission_id}"]'))
+    expect(row).to_contain_text("Open")
+    row.locator("input.action-select").check()
+    page.locator('select[name="action"]').select_option("dismiss_selected")
+    page.locator('button[name="index"]').click()
+    page.get_by_label("Reason").fill("the judge provider's outage; the author was told")
+    page.get_by_role("button", name="Dismiss").click()
+    expect(page.locator(".messagelist")).to_contain_text("Dismissed 1 of 1 dead letter(s)")
+
+    page.goto(HOME)
+    assert open_letters(page) == before - 1
+    wait_until(lambda: dlq_depth(page) < depth_before, 30, interval=0.5,
+               message="submission-dlq's depth on /metrics to drop")  # fmt: skip
+
+    def queue_row_dropped() -> bool:
+        page.goto(HOME)
+        return dlq_waiting(page) < depth_before
+
+    wait_until(queue_row_dropped, 30, interval=1, message="the home's DLQ row to drop")
+    page.screenshot(path=str(screenshots / "operator-04-dead-letter-dismissed.png"))

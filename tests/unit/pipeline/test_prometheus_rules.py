@@ -73,13 +73,14 @@ def test_the_rules_cover_what_operators_are_paged_for():
     expressions = alert_expressions()
     assert set(expressions) >= {
         "SkillgateDeadLettersOpen",
+        "SkillgateDeadLetterQueueOutOfStep",
         "SkillgateWorkersDown",
         "SkillgateSubmissionsStuck",
         "SkillgateSlaTimeouts",
         "SkillgateReviewsOverdue",
         "SkillgateStageLatencyHigh",
     }
-    assert 'queue="submission-dlq"' in expressions["SkillgateDeadLettersOpen"]
+    assert "skillgate_dead_letters_open" in expressions["SkillgateDeadLettersOpen"]
     assert "skillgate_workers_up" in expressions["SkillgateWorkersDown"]
     assert 'quantile="0.95"' in expressions["SkillgateStageLatencyHigh"]
 
