@@ -24,6 +24,7 @@ from registry import lifecycle
 from registry.models import Namespace, Skill, SkillVersion, VersionEvent
 from registry.selectors import ADVISORY_ACTIONS, advice
 from reviews.detail import FileView, annotate_files
+from reviews.marks import marks_by_line
 from reviews.selectors import event_as_seen_by, review_for_submitter
 
 SUBMISSIONS_PER_PAGE = 50
@@ -78,7 +79,7 @@ def submission_page(user: User, submission_id: UUID) -> SubmissionPage:
     findings = [f.to_dict() for f in tier1.tier1_report.findings] if tier1 else []
     concerns = [c.to_dict() for c in tier2.tier2_record.judgement.concerns] if tier2 else []
     files = (
-        annotate_files(submission.bundle.as_bundle(), findings, concerns)
+        annotate_files(submission.bundle.as_bundle(), marks_by_line(findings, concerns))
         if submission.bundle is not None
         else []
     )

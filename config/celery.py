@@ -12,12 +12,13 @@ or resolve dead letters from those records.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 from celery import Celery, bootsteps, signals
 from django.conf import settings
 from kombu import Exchange, Queue
 
+from config.logging import log_sweep_actions, quiet_routine_sweeps
 from pipeline.workflow import ALL_STEPS, RESCAN, SCAN, SUBMISSION_STEPS, step_named
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -139,6 +140,13 @@ if _is_amqp(app.conf.broker_url):
 ALL_QUEUES = (*TASK_QUEUES, DEAD_LETTER_QUEUE)
 
 
+class QueueFigures(NamedTuple):
+    """What the broker says of one queue: messages ready, and consumers attached."""
+
+    messages: int
+    consumers: int
+
+
 def declare_topology(channel: Any) -> dict[str, int]:
     """Declare every exchange, queue and dead-letter binding (idempotent) and return the
     messages ready in each queue.
@@ -147,15 +155,21 @@ def declare_topology(channel: Any) -> dict[str, int]:
     ``make run``, compose, the tests and the benchmarks) and the operators' queue depths — so a
     fresh vhost never makes a queue look missing.
     """
-    depths = {}
+    return {name: figures.messages for name, figures in declare_and_measure(channel).items()}
+
+
+def declare_and_measure(channel: Any) -> dict[str, QueueFigures]:
+    """``declare_topology``, keeping each queue's consumer count too (for the operators' view
+    of who consumes what)."""
+    figures = {}
     for queue in ALL_QUEUES:
         bound = queue(channel)
         bound.declare()
         # kombu-stubs type queue_declare() as ``str | None``; kombu returns the broker's
         # queue_declare_ok_t (queue, message_count, consumer_count).
-        declared = bound.queue_declare(passive=True)
-        depths[queue.name] = declared.message_count  # type: ignore[union-attr]
-    return depths
+        declared: Any = bound.queue_declare(passive=True)
+        figures[queue.name] = QueueFigures(declared.message_count, declared.consumer_count)
+    return figures
 
 
 class DeclareTopology(bootsteps.StartStopStep):
@@ -174,6 +188,15 @@ app.steps["consumer"].add(DeclareTopology)
 # which costs a PostgreSQL connection (and server-side backend) per task. Instead connections
 # live for CONN_MAX_AGE and are dropped when unusable, exactly as Django does per request.
 app.conf.update(CELERY_DB_REUSE_MAX=1_000_000)
+
+
+quiet_routine_sweeps()
+
+
+@signals.task_success.connect
+def _log_sweeps_that_acted(sender: Any = None, result: Any = None, **kwargs: Any) -> None:
+    if sender is not None:
+        log_sweep_actions(sender.name, result)
 
 
 @signals.task_prerun.connect

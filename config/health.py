@@ -1,7 +1,10 @@
 """Liveness (the process answers) and readiness (the database and the broker answer), with what
-an operator should know at a glance: whether ``submission-dlq`` and the open dead letters agree
-(a difference that lasts means the reconciliation sweep is failing; it does not make the web
-process unready)."""
+an operator should know at a glance: the workers, which are alive per queue and the consumers
+the broker counts, and whether ``submission-dlq`` and the open dead letters agree (a
+difference that lasts means the reconciliation sweep is failing).
+
+Neither makes the web process unready: with no worker running, submissions are accepted and
+wait in their queue (the body says so, and ``skillgate_workers_up`` alerts on it)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 from config.celery import app
+from pipeline.fleet import fleet_status
 from pipeline.monitoring import dead_letter_queue_status
 
 
@@ -53,6 +57,8 @@ def readyz(request: HttpRequest) -> JsonResponse:
     checks = readiness()
     ready = all(state == "ok" for state in checks.values())
     body: dict[str, object] = {"status": "ready" if ready else "unavailable", "checks": checks}
+    if checks["broker"] == "ok":
+        body["workers"] = fleet_status().as_dict()
     if ready:
         body["dead_letters"] = dead_letters()
     return JsonResponse(body, status=200 if ready else 503)

@@ -87,8 +87,8 @@ TAGS: list[dict[str, str]] = [
     },
     {
         "name": "reviews",
-        "description": "Reviewers and Security: the Tier 3 review queue and its actions "
-        "(scope `review`).",
+        "description": "Reviewers and Security: the Tier 3 review queue and its actions, the "
+        "canned reasons, authors' appeals (scope `review`).",
     },
     {
         "name": "operators",
@@ -104,6 +104,8 @@ _TAG_BY_PREFIX = (
     ("/api/v1/submissions", "submissions"),
     ("/api/v1/limits", "submissions"),
     ("/api/v1/reviews", "reviews"),
+    ("/api/v1/appeals", "reviews"),
+    ("/api/v1/canned-reasons", "reviews"),
     ("/api/v1/admin/", "operators"),
     ("/api/v1/tokens", "accounts"),
     ("/api/v1/account", "accounts"),

@@ -276,6 +276,7 @@ SPECTACULAR_SETTINGS = {
         "SubmissionStateEnum": "pipeline.states.State",
         "VersionStatusEnum": "registry.models.VersionStatus",
         "RescanCampaignStatusEnum": "registry.models.RescanCampaign.Status",
+        "AppealStatusEnum": "reviews.models.Appeal.Status",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -399,3 +400,8 @@ SKILLGATE_SHOW_REVIEWER_NAMES = env_bool("SKILLGATE_SHOW_REVIEWER_NAMES", False)
 # inside gunicorn's 30 s worker timeout; the client reconnects with Last-Event-ID.
 SKILLGATE_STREAM_MAX_S = env_float("SKILLGATE_STREAM_MAX_S", 15.0)
 SKILLGATE_STREAM_POLL_S = env_float("SKILLGATE_STREAM_POLL_S", 0.25)
+# Which workers are alive is asked of the workers themselves (Celery's inspection, a broadcast
+# that waits this long for answers), and the answer is kept this long per process, so /metrics,
+# /readyz and the admin home do not each wait for it.
+SKILLGATE_WORKER_PING_TIMEOUT_S = env_float("SKILLGATE_WORKER_PING_TIMEOUT_S", 1.0)
+SKILLGATE_WORKER_STATUS_TTL_S = env_float("SKILLGATE_WORKER_STATUS_TTL_S", 10.0)

@@ -38,6 +38,8 @@ from pipeline.services import dead_letters
 from registry.presentation import produced_by
 
 _MEDIA_CSS = {"all": ("pipeline/admin.css",)}
+ERROR_SHOWN = 160
+"""Characters of an attempt's error shown in the list."""
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -117,6 +119,7 @@ class AttemptInline(ReadOnlyInline):
         "attempt",
         "status",
         "error_class",
+        "error_message",
         "worker",
         "finished_at",
     )
@@ -309,6 +312,9 @@ class SubmissionStateEventAdmin(SubmissionColumn, ReadOnlyAdmin):
 
 @admin.register(ProcessingAttempt)
 class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
+    """Step attempts, newest first; a failed one says why in the list (the admin home links
+    here per failure class: what failed and why, one click from home)."""
+
     list_display = (
         "started_at",
         "submission_link",
@@ -317,6 +323,7 @@ class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
         "attempt",
         "status",
         "error_class",
+        "error",
         "worker",
     )
     list_filter = (
@@ -327,6 +334,15 @@ class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
     )
     list_select_related = ("submission",)
     sortable_by = ("started_at",)
+
+    @admin.display(description="error")
+    def error(self, attempt: ProcessingAttempt) -> str:
+        """The error's first line (the whole message on hover and on the attempt's page)."""
+        if not attempt.error_message:
+            return "—"
+        first = attempt.error_message.strip().splitlines()[0]
+        shown = first if len(first) <= ERROR_SHOWN else f"{first[: ERROR_SHOWN - 1]}…"
+        return format_html('<span title="{}">{}</span>', attempt.error_message, shown)
 
 
 class DismissForm(forms.Form):

@@ -17,8 +17,9 @@ from prometheus_client.registry import Collector
 from rest_framework import exceptions
 from rest_framework.request import Request
 
-from config.authentication import TokenAuthentication
-from pipeline import monitoring, rollups
+from accounts.authentication import ApiTokenAuthentication
+from pipeline import monitoring, rollups, selectors
+from pipeline.fleet import CONSUMED_QUEUES, fleet_status
 from pipeline.models import DeadLetter, TimeoutBucket
 from pipeline.roles import VIEW_OPERATIONS
 from registry.metrics import RescanCollector
@@ -153,8 +154,48 @@ class PipelineCollector(Collector):
             )
 
 
+class FleetCollector(Collector):
+    """Worker liveness per queue (Celery's inspection) and the broker's consumers per queue,
+    from ``pipeline.fleet`` (one inspection shared by scrapes within its time to live)."""
+
+    def collect(self):
+        fleet = fleet_status()
+        consumers = GaugeMetricFamily(
+            "skillgate_queue_consumers",
+            "Consumers the broker counts on each queue (absent when it is unreachable).",
+            labels=["queue"],
+        )
+        workers = GaugeMetricFamily(
+            "skillgate_workers_up",
+            "Workers that answered Celery's inspection and consume the queue; 0 means its "
+            "messages wait (absent when the workers could not be asked).",
+            labels=["queue"],
+        )
+        for queue in fleet.queues:
+            if queue.consumers is not None:
+                consumers.add_metric([queue.name], queue.consumers)
+            if queue.workers is not None and queue.name in CONSUMED_QUEUES:
+                workers.add_metric([queue.name], queue.workers)
+        yield consumers
+        yield workers
+
+
+class SlaCollector(Collector):
+    """Submissions that missed their pipeline deadline (the reviews' SLA is
+    ``skillgate_reviews{status="overdue"}``)."""
+
+    def collect(self):
+        yield CounterMetricFamily(
+            "skillgate_sla_timeouts",
+            "Submissions rejected for missing their pipeline deadline (SLA_TIMEOUT), all time.",
+            value=selectors.sla_timeouts(),
+        )
+
+
 _REGISTRY = CollectorRegistry(auto_describe=False)
 _REGISTRY.register(PipelineCollector())
+_REGISTRY.register(FleetCollector())
+_REGISTRY.register(SlaCollector())
 _REGISTRY.register(RescanCollector())
 _REGISTRY.register(RulePrecisionCollector())
 
@@ -188,7 +229,7 @@ def may_scrape(request: HttpRequest) -> bool:
     if not header:
         return False
     try:
-        authenticated = TokenAuthentication().authenticate(Request(request))
-    except exceptions.AuthenticationFailed:
+        authenticated = ApiTokenAuthentication().authenticate(Request(request))
+    except (exceptions.AuthenticationFailed, exceptions.PermissionDenied):
         return False
     return authenticated is not None and bool(authenticated[0].has_perm(VIEW_OPERATIONS))

@@ -164,6 +164,45 @@ class Publication:
     to store them itself (see ``publish_version``); None once they are stored."""
 
 
+@dataclass(frozen=True)
+class PublicationPreview:
+    """What publishing a bundle would do now (read without the skill's lock: a publication
+    that commits first can change it; publishing itself reads again under the lock)."""
+
+    version: str
+    """The version number the bundle would be published as."""
+    creates: bool
+    """False when the files equal the latest available version, which is reused."""
+    quarantined: bool
+    """The files are quarantined elsewhere: the new version would be quarantined at once."""
+    latest: SkillVersion | None
+    """What the bundle is compared with: the published version whose files it is (reused), else
+    the skill's latest available version, if any."""
+
+
+def preview_publication(
+    owner: str, name: str, bundle_sha256: str, declared_version: str | None
+) -> PublicationPreview:
+    """The version ``publish_version`` would give these files in this skill, by its rules: a
+    published version with the same files is reused, else the next number (``versions``)."""
+    skill = Skill.objects.filter(owner=owner.lower(), name=name).first()
+    if skill is None:
+        numbers: tuple[str, ...] = ()
+        latest = None
+    else:
+        same = skill.versions.available().filter(bundle_id=bundle_sha256).newest_first().first()
+        if same is not None:
+            return PublicationPreview(same.version, False, False, same)
+        numbers = tuple(skill.versions.values_list("version", flat=True))
+        latest = selectors.latest(skill)
+    return PublicationPreview(
+        versions.next_version(numbers, declared_version).number,
+        True,
+        selectors.quarantined_with_bundle(bundle_sha256).exists(),
+        latest,
+    )
+
+
 def publish_version(request: PublicationRequest, *, caller_stores: bool = False) -> Publication:
     """Give the request's bundle its version, inside the caller's transaction.
 

@@ -20,7 +20,7 @@ from config.listing import distinct_values
 from pipeline.models import Submission
 from pipeline.roles import VIEW_ALL_SUBMISSIONS
 from pipeline.states import REVIEW_STATES, ActorType, State
-from reviews.models import Review, ReviewCategory, VersionReview
+from reviews.models import Appeal, Review, ReviewCategory, VersionReview
 from reviews.roles import ACT_PERMISSION, SECURITY_PERMISSION, VIEW_PERMISSION
 
 OPEN = "open"
@@ -220,6 +220,23 @@ def review_for_submitter(
         "due_at": review.due_at,
         "escalated": review.is_escalated,
         "decision": decision,
+        "appeal": appeal_for_author(review),
+    }
+
+
+def appeal_for_author(review: Review) -> dict[str, object] | None:
+    """The appeal as its author sees it: what they wrote, where it stands, the decision and its
+    reason (not who decided: Security decides)."""
+    appeal = Appeal.objects.filter(review=review).first()
+    if appeal is None:
+        return None
+    return {
+        "status": appeal.status,
+        "reason": appeal.reason,
+        "filed_at": appeal.filed_at,
+        "decision": None
+        if appeal.is_open
+        else {"reason": appeal.decision_reason, "at": appeal.decided_at},
     }
 
 

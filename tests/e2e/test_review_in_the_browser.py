@@ -57,7 +57,7 @@ def test_a_reviewer_finds_assigns_and_approves_a_review_band_skill(
         mark = page.locator(f"tr{anchor} + tr.mark")
         expect(mark).to_contain_text(finding["rule_id"])
     expect(page.locator("form.review-action button")).to_have_text(
-        ["Assign to a reviewer", "Reject"]
+        ["Assign to a reviewer", "Request changes", "Reject"]
     )
     page.screenshot(path=str(screenshots / "02-review-page.png"), full_page=True)
 

@@ -129,7 +129,8 @@ def situations(make_user) -> dict[tuple[str, str], Setup]:
         return {"owner": "arthur", "name": "note-taker", "version": published.version}
 
     def review(assigned: bool) -> dict[str, str]:
-        waiting = awaiting_review(author)
+        # A skill of its own each: decisions on identical files bind each other.
+        waiting = awaiting_review(author, name=f"disk-tidy-{next(made)}")
         if assigned:
             reviews.assign(waiting.submission_id, rita, "rita")
         return {"submission_id": str(waiting.submission_id)}

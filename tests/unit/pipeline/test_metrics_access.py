@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
+from accounts import tokens
 from pipeline.roles import OPERATORS_GROUP
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +39,8 @@ def test_an_operator_reads_them_signed_in_or_with_an_api_token(make_user, settin
     token = Token.objects.create(user=operator)
     api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
     assert b"skillgate_submissions" in api.get("/metrics").content
+    scoped = tokens.issue(operator, "grafana", ["read"]).key
+    assert Client(HTTP_AUTHORIZATION=f"Bearer {scoped}").get("/metrics").status_code == 200
 
 
 def test_a_signed_in_author_or_reviewer_is_not_an_operator(make_user, settings):
@@ -48,3 +51,5 @@ def test_a_signed_in_author_or_reviewer_is_not_an_operator(make_user, settings):
         assert client.get("/metrics").status_code == 401
         token = Token.objects.create(user=user)
         assert Client(HTTP_AUTHORIZATION=f"Bearer {token.key}").get("/metrics").status_code == 401
+        scoped = tokens.issue(user, "laptop", ["read"]).key
+        assert Client(HTTP_AUTHORIZATION=f"Token {scoped}").get("/metrics").status_code == 401

@@ -64,3 +64,20 @@ def test_the_outcome_explains_a_number_the_author_did_not_ask_for(make_user):
     )
     _, message = publish(user, "four")
     assert "no version was declared: the next patch after the newest release 2.0.1" in message
+
+
+def test_a_reviewers_preview_gives_the_number_publishing_gives(make_user):
+    """The review page says what approving would publish (``preview_publication``): the same
+    rules as publishing — past a pre-release, and reusing an older version's identical files."""
+    from registry.services import preview_publication
+
+    user = make_user()
+    first, _ = publish(user, "one")
+    publish(user, "two", "2.0.0")
+    publish(user, "three", "3.0.0-rc.1")
+    owner = user.username.lower()
+    ahead = preview_publication(owner, "note-taker", "f" * 64, "2.5.0")
+    assert (ahead.version, ahead.creates) == ("2.5.0", True)
+    assert ahead.latest is not None and ahead.latest.version == "2.0.0"
+    again = preview_publication(owner, "note-taker", first.bundle_id, None)
+    assert (again.version, again.creates, again.latest) == ("1.0.0", False, first)

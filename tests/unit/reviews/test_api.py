@@ -250,6 +250,7 @@ def test_the_author_follows_the_review_on_their_submission(
         "due_at": waiting.due_at.isoformat().replace("+00:00", "Z"),
         "escalated": False,
         "decision": None,
+        "appeal": None,
     }
 
     services.assign(waiting.pk, reviewer, "rita")
