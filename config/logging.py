@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 
+from celery.app.trace import LOG_RETRY
+
 
 class ClientErrorsWithoutTracebacks(logging.Filter):
     """A 4xx is the client's mistake, answered as designed (a reviewer opening a page they may
@@ -28,11 +30,12 @@ class QuietRoutineSweeps(logging.Filter):
     """The sweeps run every 30 seconds to 15 minutes, and Celery logs each run three times at
     INFO (beat sends it, the worker receives it, it succeeded): within minutes that buries
     everything worth reading (the banner of ``make run``). Those lines are dropped for sweep
-    tasks; a sweep that acted says what it did (``log_sweep_actions``), and failures keep
-    their WARNING and ERROR lines."""
+    tasks; a sweep that acted says what it did (``log_sweep_actions``), a sweep being retried
+    (waiting out a database outage) keeps its "retry" line, and failures keep their WARNING and
+    ERROR lines."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno != logging.INFO:
+        if record.levelno != logging.INFO or record.msg == LOG_RETRY:
             return True
         return not _task_name(record).startswith(SWEEP_TASK_PREFIXES)
 

@@ -67,6 +67,15 @@ def test_celerys_routine_lines_about_sweeps_are_dropped_and_steps_keep_theirs(ca
     assert len(celery_lines(caplog)) == 2
 
 
+def test_a_sweep_waiting_out_an_outage_keeps_its_retry_lines(caplog):
+    from celery.app import trace
+
+    caplog.set_level(logging.INFO)
+    name = "pipeline.sweeps.enforce_deadlines"
+    trace.info(trace.LOG_RETRY, {"name": name, "id": "1", "exc": "Retry in 0.5s: database"})
+    assert celery_lines(caplog) == [f"Task {name}[1] retry: Retry in 0.5s: database"]
+
+
 def test_a_sweep_that_acts_says_what_it_did_and_one_that_finds_nothing_says_nothing(
     make_user, caplog
 ):
