@@ -20,13 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from grading.evidence import CERTAINTY, SEVERITY_STRENGTH, strength
 from grading.taxonomy import THREAT_CATEGORIES, criterion_of
 from grading.types import Finding
 
+__all__ = ["CERTAINTY", "SEVERITY_STRENGTH", "FeatureVector", "extract", "strength"]
+
 FEATURE_SET = "features/1"
 
-SEVERITY_STRENGTH = {"info": 0.0, "low": 0.15, "medium": 0.4, "high": 0.7, "critical": 1.0}
-CERTAINTY = {"low": 0.4, "medium": 0.75, "high": 1.0}
 CORROBORATING_STRENGTH = 0.3
 """A finding at least this strong (a medium-severity, medium-confidence one) counts towards the
 groups of criteria that corroborate each other."""
@@ -35,10 +36,6 @@ CATEGORY_FEATURES = tuple(f"category:{name}" for name in sorted(THREAT_CATEGORIE
 SEVERITY_FEATURES = ("severity:critical", "severity:high", "severity:medium")
 CORROBORATION_FEATURES = ("corroboration:2-groups", "corroboration:3-groups")
 FEATURES: tuple[str, ...] = CATEGORY_FEATURES + SEVERITY_FEATURES + CORROBORATION_FEATURES
-
-
-def strength(finding: Finding) -> float:
-    return SEVERITY_STRENGTH[finding.severity] * CERTAINTY[finding.confidence]
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,11 @@ whose URLs are the skill's own declared host is labelled ``first_party``, see
 ``provenance``), ``dual_use: true`` (a capability with legitimate uses: the policy sends it
 to review rather than rejection or auto-approval, see ``grading/policy.yaml``),
 ``spans: fixed`` (the hit weighs the same in any kind of text, see
-``spans``) and, for raw-character rules (``target: original``), a ``trigger`` character
-class of non-ASCII characters.
+``spans``), ``signals`` (the independent kinds of evidence a hit is, ``taxonomy.SIGNALS``;
+by default the one its category carries — a rule that already joins a source to a sink names
+both), ``conclusive: true`` (a hit in acted-on text has no benign reading: it alone fails the
+skill, see ``grading.evidence``) and, for raw-character rules (``target: original``), a
+``trigger`` character class of non-ASCII characters.
 
 Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
 possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
@@ -42,9 +45,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from grading.taxonomy import CATEGORIES, PRIVILEGES
+from grading import strictyaml
+from grading.taxonomy import CATEGORIES, CATEGORY_SIGNALS, PRIVILEGES, SIGNALS
 from grading.tier1.files import expand_kinds
 from grading.tier1.index import KeywordRules, StringSearch, key_token
 from grading.tier1.limits import MAX_FILE_CHARS
@@ -113,6 +115,12 @@ class Rule:
     """A capability with legitimate uses (an installer, a scheduled job, a stored credential, an
     action without confirmation): on its own it sends the skill to a person (``policy``), never
     to rejection and never to auto-approval."""
+    signals: tuple[str, ...]
+    """The independent kinds of evidence a hit is (``taxonomy.SIGNALS``): one for most rules,
+    two for a rule that already joins them (a secret read *and* sent)."""
+    conclusive: bool
+    """A hit in acted-on text has no benign reading (a reverse shell, smuggled instructions):
+    the one kind of single finding that may block a skill."""
     paths: re.Pattern[str] | None
     """Path rules read only the files whose path matches (and need no keywords)."""
     context: tuple[str, ...]
@@ -193,7 +201,10 @@ def load_catalogue() -> Catalogue:
 def build_catalogue(paths: list[Path]) -> Catalogue:
     rules: list[Rule] = []
     for path in paths:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader) or {}
+        try:
+            document = strictyaml.load(path.read_text(encoding="utf-8")) or {}
+        except strictyaml.DuplicateKeyError as exc:
+            raise CatalogueError(f"{path.name}: {exc}") from exc
         for raw in document.get("rules", []):
             rules.append(_parse_rule(raw, path.name))
     by_id: dict[str, Rule] = {}
@@ -220,25 +231,6 @@ def build_catalogue(paths: list[Path]) -> Catalogue:
         ]
     )
     return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger, search)
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """Safe YAML that refuses duplicate keys, which would otherwise silently overwrite."""
-
-
-def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    keys = [loader.construct_object(key) for key, _ in node.value]
-    duplicates = {key for key in keys if keys.count(key) > 1}
-    if duplicates:
-        raise CatalogueError(
-            f"duplicate key(s) {sorted(duplicates)} at line {node.start_mark.line + 1}"
-        )
-    return loader.construct_mapping(node, deep=True)
-
-
-_StrictLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates
-)
 
 
 def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
@@ -306,6 +298,8 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
         first_party=bool(raw.get("first_party", False)),
         dual_use=bool(raw.get("dual_use", False)),
+        signals=_signals(raw, where),
+        conclusive=bool(raw.get("conclusive", False)),
         paths=_paths(raw.get("paths"), where),
         context=tuple(str(c).lower() for c in raw.get("context", [])),
         min_entropy=float(raw.get("min_entropy", 0.0)),
@@ -322,6 +316,17 @@ def _together(literals: tuple[Literals | None, ...]) -> Literals | None:
             return None
         together |= strings
     return frozenset(together)
+
+
+def _signals(raw: dict[str, Any], where: str) -> tuple[str, ...]:
+    """``signals``: the rule's own, else the one its category carries (none for hygiene)."""
+    named = raw.get("signals")
+    if named is None:
+        default = CATEGORY_SIGNALS.get(raw["category"])
+        return (default,) if default else ()
+    if not isinstance(named, list) or not named or any(s not in SIGNALS for s in named):
+        raise CatalogueError(f"{where}: signals must be a list of {', '.join(sorted(SIGNALS))}")
+    return tuple(dict.fromkeys(named))
 
 
 def _paths(raw: Any, where: str) -> re.Pattern[str] | None:

@@ -14,10 +14,19 @@ from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add
 
+from grading.bundle import graph, intents
+from grading.bundle.graph import InstructionGraph
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
-from grading.tier1.files import View, file_kinds, is_markdown, views_of
+from grading.tier1.files import (
+    View,
+    data_strings_view,
+    fenced_blocks,
+    file_kinds,
+    is_markdown,
+    views_of,
+)
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
@@ -29,7 +38,14 @@ from grading.tier1.normalise import (
     visible,
 )
 from grading.tier1.provenance import URL_HOST, hosts_in, is_first_party, lookalike_of
-from grading.tier1.spans import EXAMPLE, FIRST_PARTY, INSTRUCTION, SHIPPED_CODE, FileSpans
+from grading.tier1.spans import (
+    DECLARED,
+    EXAMPLE,
+    FIRST_PARTY,
+    INSTRUCTION,
+    SHIPPED_CODE,
+    FileSpans,
+)
 from grading.types import SEVERITY_ORDER
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
@@ -120,6 +136,12 @@ class ScanContext:
     """Names and hosts the manifest declares (see ``provenance``)."""
     shipped: frozenset[str] = frozenset()
     """The base names of the bundle's files, to tell shipped scripts from unshipped ones."""
+    declared_rules: frozenset[str] = frozenset()
+    """Rules whose capability the manifest names (``provenance.declared_privileges``): their
+    hits in obeyed text are labelled ``declared``."""
+    graph: InstructionGraph | None = None
+    """Which files the agent obeys (``grading.bundle.graph``); None reads every Markdown file
+    other than the manifest as documentation."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
@@ -132,16 +154,42 @@ class ScanContext:
         return True
 
 
+_SPAN_ROLES = {
+    graph.MANIFEST: "manifest",
+    graph.FOLLOWED: "manifest",
+    graph.READ: "doc",
+    graph.REFERENCE: "reference",
+    graph.TEST: "test",
+}
+"""The kind of text each role of the instruction graph is to the span labeller: a followed file
+is instructions through and through (code blocks too), a read one has documented examples."""
+
+
+def _role(path: str, context: ScanContext) -> str:
+    if context.graph is None:
+        if not is_markdown(path):
+            return "shipped"
+        return "manifest" if path == context.manifest else "doc"
+    role = context.graph.role(path)
+    if role in (graph.READ, graph.FOLLOWED) and not is_markdown(path):
+        return "shipped" if not graph.is_data(path) else _SPAN_ROLES[role]
+    return _SPAN_ROLES.get(role, "shipped")
+
+
 def scan_file(path: str, text: str, context: ScanContext) -> None:
     catalogue, collector = context.catalogue, context.collector
     data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
-    role = "shipped" if not is_markdown(path) else "manifest" if path == context.manifest else "doc"
-    file = _File(path, text, normalise(text, fold=not data_only), role)
+    obeyed = context.graph is not None and context.graph.obeyed(path)
+    file = _File(path, text, normalise(text, fold=not data_only), _role(path, context))
     views = file.views = views_of(path, file.normalised.text)
+    if obeyed and graph.is_data(path):
+        views.append(data_strings_view(path, file.normalised.text))
     kinds = {view.kind for view in views}
     index = TextIndex(file.normalised.text, tokenise=not data_only, search=catalogue.search)
     file.lowered = index.lowered
     _match_views(file, views, index, context)
+    if obeyed:
+        _read_intents(file, context)
     _follow_flows(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
@@ -355,6 +403,65 @@ def _undo_disguises(file: _File, context: ScanContext) -> None:
                     context.collector.add(
                         rule, file.path, *where, snippet, span=file.spans.hidden()
                     )
+
+
+_INTENT_RULES = {
+    "secret-send": "intent.secret-send",
+    "conceal": "intent.conceal",
+    "override": "intent.override",
+    "disable-safety": "intent.disable-safety",
+    "destroy-user-data": "intent.destroy-user-data",
+    "fetch-execute": "intent.fetch-execute",
+    "spelled-url": "intent.spelled-url",
+    "ask-secret": "intent.ask-secret",
+    "redirect-payment": "intent.redirect-payment",
+    "unread-language": "intent.unread-language",
+    "secret-disclose": "intent.secret-disclose",
+    "agent-config-write": "intent.agent-config-write",
+    "agent-config-beacon": "intent.agent-config-beacon",
+    "tool-config-change": "intent.tool-config-change",
+}
+_HOSTED_INTENTS = frozenset(
+    {"secret-send", "fetch-execute", "agent-config-beacon", "tool-config-change"}
+)
+"""Intents whose destination or origin may be the skill's own declared host."""
+
+
+def _read_intents(file: _File, context: ScanContext) -> None:
+    """What the obeyed prose of the file asks for, read by meaning (``grading.bundle.intents``):
+    its prose regions, and the string values of a data file the agent carries out."""
+    fences = (
+        {(f.start, f.end) for f in fenced_blocks(file.normalised.text)}
+        if is_markdown(file.path)
+        else set()
+    )  # a fenced text block is a template or an example of output, not prose to obey
+    regions = tuple(
+        region
+        for view in file.views
+        if view.kind == "prose"
+        for region in view.regions()
+        if region not in fences
+    )
+    if not regions or not context.spend(file.path, sum(e - s for s, e in regions)):
+        return
+    for found in intents.read(file.normalised.text, regions):
+        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
+        line, column = file.locate(found.start)
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(found.start, "prose")
+        if (
+            found.kind in _HOSTED_INTENTS
+            and found.hosts
+            and label in _HOST_CHECKED
+            and all(is_first_party(host, context.declared) for host in found.hosts)
+        ):
+            if found.kind == "secret-send" and found.objects == ("credential",):
+                continue  # a credential sent to its own service's host authenticates there
+            label = FIRST_PARTY
+        elif rule.id in context.declared_rules and label in _HOST_CHECKED:
+            label = DECLARED
+        note = f"({found.detail}; language: {found.language})"
+        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 _FLOW_RULES = {
