@@ -79,9 +79,10 @@ _NEUTRAL_CUES = linear.compile(
     r"--dangerously|nopasswd|\b[A-Z0-9_]{2,40}_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
 )
 _SENSITIVE = ("credential", "conversation", "financial", "source_code")
-_ACTIONS = ("send", "destroy", "collect", "fetch", "run", "write", "change", "history_rewrite")
+_ACTIONS = ("send", "destroy", "fetch", "history_rewrite")
 _MANNER_REACH = 40
-"""How near an action a manner word must be to say how it is done ("quietly send", "delete …
+"""How near a sending, deleting or fetching verb a manner word must be to say how it is done
+("quietly send", "delete …
 silently"): "fails silently" alone keeps nothing from anyone."""
 _SELF_NEGATED = re.compile(
     r"^(?:don|do not|never|not|no |nie|ne |n'|no |não|не |不|别|しない|하지|말)",
@@ -113,10 +114,12 @@ class _Unit:
     language: str = ""
     languages: frozenset[str] | None = None
     """The languages whose terms are read in the unit: English and the unit's own."""
+    readable: bool = True
 
     def identify(self) -> None:
         if not self.language:
-            self.language = identify(self.original).code
+            spoken = identify(self.original)
+            self.language, self.readable = spoken.code, spoken.readable
             self.languages = frozenset({"en", self.language})
 
 
@@ -191,16 +194,40 @@ def _same_sentence(unit: _Unit, first: int, second: int) -> bool:
     return not _SENTENCE_CUT.search(unit.text, low, high)
 
 
+_COMBINATIONS: tuple[frozenset[str], ...] = tuple(
+    frozenset(combination)
+    for combination in (
+        {"secrecy"}, {"secrecy_manner"}, {"override"}, {"disable_safety"}, {"history_rewrite"},
+        {"send", "credential"}, {"send", "conversation"}, {"send", "financial"},
+        {"send", "source_code"}, {"destroy", "user_data_target"}, {"fetch", "run"},
+        {"ask_user", "financial"}, {"change", "payment_target"}, {"disclose", "credential"},
+        {"write", "agent_config"}, {"write", "tool_config"}, {"change", "tool_config"},
+    )
+)  # fmt: skip
+"""Classes that together can make an intent: a unit holding none of these is not read on."""
+
+
+def _possible(present: frozenset[str]) -> bool:
+    return any(combination <= present for combination in _COMBINATIONS)
+
+
 def _intents(unit: _Unit) -> Iterator[Intent]:
     """The unit's intents. Secrecy counts when it is addressed ("don't tell the user", "do not
     mention this step") or stands next to another intent of the unit ("…, and don't mention
     it"); a manner word ("quietly", "leise") when it says how an action of the unit is done:
     "fails silently" or "don't show line numbers" keeps nothing from anyone."""
     words = unit.text
-    if not lexicon.present(words) and not _NEUTRAL_CUES.search(unit.original):
-        return
-    unit.identify()
-    present = lexicon.present(words, unit.languages)
+    pairs = lexicon.matched(words)
+    cue = _NEUTRAL_CUES.search(unit.original) is not None
+    if not cue and not _possible(lexicon.classes_of(pairs, None)):
+        if _SPELLED_URL.search(unit.original) is None:
+            return
+    foreign = any(language not in ("en", "any", "any+") for _, language in pairs)
+    if foreign or cue or not unit.original.isascii():
+        unit.identify()
+    else:
+        unit.language, unit.languages = "en", frozenset({"en"})
+    present = lexicon.classes_of(pairs, unit.languages)
     found = list(_actions(unit, present))
     acting = any(f.kind not in ("spelled-url", "unread-language") for f in found)
     secrecy: list[tuple[int, int]] = []
@@ -335,7 +362,5 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             yield intent("tool-config-change", verbs[0], said(tool_config[0]))
 
     cue = _NEUTRAL_CUES.search(unit.original)
-    if cue is not None:
-        spoken = identify(unit.original)
-        if not spoken.readable:
-            yield intent("unread-language", cue.span(), f"{spoken.code}: {cue.group()}")
+    if cue is not None and not unit.readable:
+        yield intent("unread-language", cue.span(), f"{unit.language}: {cue.group()}")

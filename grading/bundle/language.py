@@ -55,6 +55,8 @@ def _identifier() -> Any:
 
 def identify(span: str) -> Language:
     """The language of ``span`` (prose with its URLs, paths and code stripped)."""
+    if span.isascii() and len({w.lower() for w in _ENGLISH.findall(span)}) >= 2:
+        return Language("en", True)  # the common case, without the model
     text = _NOISE.sub(" ", span)
     letters = sum(1 for char in text if char.isalpha())
     if _KANA.search(text):

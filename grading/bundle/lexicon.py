@@ -115,12 +115,24 @@ def _applies(language: str, languages: frozenset[str] | None) -> bool:
     return languages is None or language.startswith(NEUTRAL) or language in languages
 
 
+def matched(text: str) -> frozenset[tuple[str, str]]:
+    """The (class, language) pairs with at least one term in ``text`` (lower-cased)."""
+    found = lexicon()
+    indexes = found.together.Match(text.encode("utf-8")) or ()  # None when nothing matches
+    return frozenset(found.keys[i] for i in indexes)
+
+
 def present(text: str, languages: frozenset[str] | None = None) -> frozenset[str]:
     """The classes with at least one term in ``text`` (lower-cased), counting the terms of
     ``languages`` only (all languages when None)."""
-    found = lexicon()
-    matched = found.together.Match(text.encode("utf-8")) or ()  # None when nothing matches
-    return frozenset(found.keys[i][0] for i in matched if _applies(found.keys[i][1], languages))
+    return classes_of(matched(text), languages)
+
+
+def classes_of(
+    pairs: frozenset[tuple[str, str]], languages: frozenset[str] | None
+) -> frozenset[str]:
+    """The classes of ``pairs`` (see ``matched``) whose terms count in ``languages``."""
+    return frozenset(cls for cls, language in pairs if _applies(language, languages))
 
 
 def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[tuple[int, int]]:
