@@ -219,9 +219,12 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
     words = unit.text
     pairs = lexicon.matched(words)
     cue = _NEUTRAL_CUES.search(unit.original) is not None
-    if not cue and not _possible(lexicon.classes_of(pairs, None)):
-        if _SPELLED_URL.search(unit.original) is None:
-            return
+    if (
+        not cue
+        and not _possible(lexicon.classes_of(pairs, None))
+        and _SPELLED_URL.search(unit.original) is None
+    ):
+        return
     foreign = any(language not in ("en", "any", "any+") for _, language in pairs)
     if foreign or cue or not unit.original.isascii():
         unit.identify()

@@ -16,11 +16,14 @@ from operator import add
 
 from grading.bundle import graph, intents
 from grading.bundle.graph import InstructionGraph
+from grading.programs import facts
+from grading.programs import python as python_programs
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
 from grading.tier1.files import (
     View,
+    _keep_only,
     data_strings_view,
     fenced_blocks,
     file_kinds,
@@ -181,7 +184,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
     obeyed = context.graph is not None and context.graph.obeyed(path)
     file = _File(path, text, normalise(text, fold=not data_only), _role(path, context))
-    views = file.views = views_of(path, file.normalised.text)
+    views = file.views = _without_messages(views_of(path, file.normalised.text), path)
     if obeyed and graph.is_data(path):
         views.append(data_strings_view(path, file.normalised.text))
     kinds = {view.kind for view in views}
@@ -191,6 +194,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     if obeyed:
         _read_intents(file, context)
     _follow_flows(file, context)
+    _analyse_programs(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
     if file.role != "shipped":
@@ -462,6 +466,73 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             label = DECLARED
         note = f"({found.detail}; language: {found.language})"
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _without_messages(views: list[View], path: str) -> list[View]:
+    """A shipped Python script's views with the messages it raises, asserts or logs blanked
+    (``programs.python.message_spans``): what it refuses is not what it does."""
+    if is_markdown(path):
+        return views
+    masked: list[View] = []
+    for view in views:
+        spans = python_programs.message_spans(view.text) if view.kind == "python" else []
+        if spans and view.spans == ():
+            keep = _complement(spans, len(view.text))
+            masked.append(View(view.kind, _keep_only(view.text, keep)))
+        else:
+            masked.append(view)
+    return masked
+
+
+def _complement(spans: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    kept: list[tuple[int, int]] = []
+    cursor = 0
+    for start, end in sorted(spans):
+        if start > cursor:
+            kept.append((cursor, start))
+        cursor = max(cursor, end)
+    if cursor < size:
+        kept.append((cursor, size))
+    return kept
+
+
+_PROGRAM_RULES = {
+    facts.SECRET_FLOW: "program.secret-flow",
+    facts.FETCH_EXEC: "program.fetch-exec",
+    facts.DECODED_EXEC: "program.decoded-exec",
+    facts.DECODED_STRING: "program.decoded-string",
+    facts.SECRET_READ: "program.secret-read",
+    facts.NETWORK_SEND: "program.network-send",
+    facts.EXEC_DYNAMIC: "program.exec-dynamic",
+}
+_HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.FETCH_EXEC})
+
+
+def _analyse_programs(file: _File, context: ScanContext) -> None:
+    """Programs read as programs (``grading.programs``): each Python view's regions — a whole
+    script, or each code block of a Markdown file — parsed and followed from source to sink."""
+    done: set[int] = set()
+    for view in file.views:
+        if view.kind != "python" or id(view.text) in done or view.anchor is not None:
+            continue
+        done.add(id(view.text))
+        if not context.spend(file.path, sum(end - start for start, end in view.regions())):
+            return
+        regions = view.regions() if view.spans else ((0, len(view.text)),)
+        for fact in python_programs.blocks(view.text, regions):
+            rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+            line, column = file.locate(fact.offset)
+            snippet = visible(_window(file.original_line(line), column))
+            label = file.spans.label(fact.offset, view.kind)
+            if (
+                fact.kind in _HOSTED_FACTS
+                and fact.hosts
+                and label in _HOST_CHECKED
+                and all(is_first_party(host, context.declared) for host in fact.hosts)
+            ):
+                label = FIRST_PARTY
+            note = f"({fact.detail})"
+            context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 _FLOW_RULES = {
