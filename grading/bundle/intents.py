@@ -29,6 +29,7 @@ A verb negated in its clause ("never send keys anywhere", "do not run it") does 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -115,6 +116,8 @@ class _Unit:
     languages: frozenset[str] | None = None
     """The languages whose terms are read in the unit: English and the unit's own."""
     readable: bool = True
+    cued: bool = True
+    """Whether a language-neutral cue or a spelled-out URL occurs in the unit."""
 
     def identify(self) -> None:
         if not self.language:
@@ -154,9 +157,19 @@ def _split(text: str, start: int, end: int) -> Iterator[_Unit]:
 
 
 def read(text: str, regions: tuple[tuple[int, int], ...]) -> list[Intent]:
-    """The intents of the obeyed prose ``regions`` of ``text``."""
+    """The intents of the obeyed prose ``regions`` of ``text``.
+
+    The cues every unit is asked about (a language-neutral cue, a URL spelled out in words) are
+    found in one pass over each region; a unit is then asked whether one falls inside it."""
     found: list[Intent] = []
+    cues: list[int] = []
+    for start, end in regions:
+        cues.extend(m.start() for m in _NEUTRAL_CUES.finditer(text, start, end))
+        cues.extend(m.start() for m in _SPELLED_URL.finditer(text, start, end))
+    cues.sort()
     for unit in units(text, regions):
+        index = bisect.bisect_left(cues, unit.start)
+        unit.cued = index < len(cues) and cues[index] < unit.end
         found.extend(_intents(unit))
     return found
 
@@ -218,13 +231,9 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
     "fails silently" or "don't show line numbers" keeps nothing from anyone."""
     words = unit.text
     pairs = lexicon.matched(words)
-    cue = _NEUTRAL_CUES.search(unit.original) is not None
-    if (
-        not cue
-        and not _possible(lexicon.classes_of(pairs, None))
-        and _SPELLED_URL.search(unit.original) is None
-    ):
+    if not unit.cued and not _possible(lexicon.classes_of(pairs, None)):
         return
+    cue = unit.cued and _NEUTRAL_CUES.search(unit.original) is not None
     foreign = any(language not in ("en", "any", "any+") for _, language in pairs)
     if foreign or cue or not unit.original.isascii():
         unit.identify()

@@ -171,14 +171,92 @@ class _Offsets:
         return self.base + self.starts[line] + column
 
 
+_SINK_WORDS = (
+    ".post(",
+    ".put(",
+    ".patch(",
+    "urlopen",
+    "request(",
+    "send",
+    "socket",
+    "smtp",
+    "exec(",
+    "eval(",
+    "system(",
+    "popen",
+    "Popen",
+    "subprocess",
+    "gethostbyname",
+    "getaddrinfo",
+    "storbinary",
+    "upload",
+    "run(",
+    "call(",
+    "check_output",
+    "loads(",
+)
+_SOURCE_WORDS = (
+    "environ",
+    "getenv",
+    "open(",
+    "read_text",
+    "read_bytes",
+    "expanduser",
+    "home()",
+    "paste",
+    "keyring",
+    "ImageGrab",
+    "walk(",
+    "glob(",
+    "urlopen",
+    ".get(",
+    "fetch",
+    "decode",
+    "fromhex",
+    "unhexlify",
+    "chr(",
+    "^",
+    "[::-1]",
+    "codecs",
+    "b64",
+)
+_DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify", "chr(", "^",
+                  "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
+
+
+def worth_analysing(text: str) -> bool:
+    """Whether the script can hold a fact: a sink or executor and something to feed it, or a
+    decoder. Most scripts have neither and are left to the pattern rules (substring tests)."""
+    if any(word in text for word in _DECODER_WORDS):
+        return True
+    return any(word in text for word in _SINK_WORDS) and any(w in text for w in _SOURCE_WORDS)
+
+
+_parsed: dict[str, ast.Module | None] = {}
+
+
+def _parse(text: str) -> ast.Module | None:
+    """The syntax tree of ``text`` (None when it does not parse), kept for the last text: the
+    message masking and the analysis of one script share one parse."""
+    if text in _parsed:
+        return _parsed[text]
+    tree: ast.Module | None
+    try:
+        tree = ast.parse(text) if len(text) <= MAX_SOURCE else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    _parsed.clear()
+    _parsed[text] = tree
+    return tree
+
+
 def analyse(text: str, base: int = 0) -> list[Fact]:
     """The facts of the Python program ``text`` (offsets shifted by ``base``); none when it does
     not parse (a fragment in a code block, another language)."""
-    if len(text) > MAX_SOURCE:
+    if not worth_analysing(text):
         return []
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parse(text)
+    if tree is None:
         return []
     functions: dict[str, _Function] = {}
     for node in ast.walk(tree):
@@ -779,11 +857,12 @@ def message_spans(text: str) -> list[tuple[int, int]]:
     """Character spans of the string literals a script only *says*: error messages it raises,
     asserts, logs or exits with. They describe what the code refuses or reports ("Encrypted
     archive entry is unsupported"), not what it does, so pattern rules do not read them."""
-    if len(text) > MAX_SOURCE:
+    if not any(
+        word in text for word in ("raise", "assert", "log", "warn", "exit", "fail", "Error")
+    ):
         return []
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parse(text)
+    if tree is None:
         return []
     offsets = _Offsets(text, 0)
     spans: list[tuple[int, int]] = []
