@@ -224,12 +224,13 @@ _DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify",
                   "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
 
 
+_ALL_WORDS = (_DECODER_WORDS, _SINK_WORDS, _SOURCE_WORDS)
+
+
 def worth_analysing(text: str) -> bool:
-    """Whether the script can hold a fact: a sink or executor and something to feed it, or a
-    decoder. Most scripts have neither and are left to the pattern rules (substring tests)."""
-    if any(word in text for word in _DECODER_WORDS):
-        return True
-    return any(word in text for word in _SINK_WORDS) and any(w in text for w in _SOURCE_WORDS)
+    """Whether the script can hold a fact: a sink or executor, a source, or a decoder (substring
+    tests; a script with none of them is left to the pattern rules)."""
+    return any(word in text for words in _ALL_WORDS for word in words)
 
 
 _parsed: dict[str, ast.Module | None] = {}
