@@ -71,15 +71,22 @@ class Subject:
         return bisect.bisect_left(self._starts(), byte_offset)
 
 
-_last: list[Subject] = []
+_recent: list[Subject] = []
+_RECENT = 8
+"""Texts whose encoding is kept: a scan matches one file's few views in turn (prose, code,
+its decoded pieces), each many times."""
 
 
 def subject(text: str) -> Subject:
     """The ``Subject`` of ``text``, reused while the same string object is being matched."""
-    if _last and _last[0].text is text:
-        return _last[0]
+    for index, found in enumerate(_recent):
+        if found.text is text:
+            if index:
+                _recent.insert(0, _recent.pop(index))
+            return found
     made = Subject(text)
-    _last[:] = [made]
+    _recent.insert(0, made)
+    del _recent[_RECENT:]
     return made
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add
 
+from grading import linear
 from grading.bundle import graph, intents
 from grading.bundle.graph import InstructionGraph
 from grading.programs import facts
@@ -271,6 +272,12 @@ def _run_rule(
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
+            if rule.unless and _vetoed(rule, view.text, match.start(), match.end()):
+                continue
+            if rule.distinct and len({match.group(g).lower() for g in rule.distinct}) < len(
+                rule.distinct
+            ):
+                continue
             if rule.min_entropy and entropy(_longest_token(match.group())) < rule.min_entropy:
                 continue
             if view.anchor is not None:
@@ -296,6 +303,12 @@ def _run_rule(
 _HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
 
 
+def _vetoed(rule: Rule, text: str, start: int, end: int) -> bool:
+    """Whether an ``unless`` expression of the rule occurs in the match or just after it."""
+    reach = text[start : end + rule.unless_reach]
+    return any(veto.search(reach) for veto in rule.unless)
+
+
 def _first_party(line: str, context: ScanContext) -> bool:
     """True when every URL on the line points at a host the skill declares as its own."""
     hosts = hosts_in(line)
@@ -303,11 +316,11 @@ def _first_party(line: str, context: ScanContext) -> bool:
 
 
 def _matches(
-    pattern: re.Pattern[str],
+    pattern: linear.LinearPattern | re.Pattern[str],
     text: str,
     windows: list[tuple[int, int]],
     starts: list[int] | None = None,
-) -> Iterator[re.Match[str]]:
+) -> Iterator[linear.LinearMatch | re.Match[str]]:
     """What ``pattern.finditer`` finds in each window.
 
     ``starts``: the offsets (ascending) where a match can begin, when every match starts with
@@ -320,7 +333,9 @@ def _matches(
         if starts is not None:
             first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
         if starts is None or (last - first) * _TRY_COST > end - start:
-            yield from pattern.finditer(text, start, end)
+            # one character before the window: a pattern that begins by consuming the character
+            # before its subject (what a look-behind said) can match at the window's start
+            yield from pattern.finditer(text, max(0, start - 1), end)
             continue
         resume = start
         for offset in starts[first:last]:
