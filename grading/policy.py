@@ -2,10 +2,11 @@
 
 Order: a Tier 1 FAIL is final; a score ≥ auto_approve_min auto-approves unless the skill is
 high-privilege or Tier 1 counted any capability or sign of malice in what the agent obeys or
-runs (→ review: a person sees every capability); a score in the review band goes to review; a
-lower score is a rejection only when the malice is corroborated (``grading.evidence``: two
-independent signals, or one with no benign reading) — a low score that a single signal or
-capabilities alone explain goes to a person, because a block is a claim of malice.
+runs (→ review: a person sees every capability). Below it, corroborated malice
+(``grading.evidence``: two independent signals, or one with no benign reading) is rejected;
+anything else goes to a person — a low score that a single signal or capabilities alone explain
+included, because a block is a claim of malice. The judge can send corroborated malice to a
+person (by approving it), never block without it.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ def decide(
     tier1: Tier1Report, judgement: Judgement | None, *, auto_approve_min: int, review_min: int
 ) -> Decision:
     """Tier 1 FAIL is final; then score ≥ auto_approve_min auto-approves unless the skill is
-    high-privilege or Tier 1 counted evidence (→ review), review_min ≤ score < auto_approve_min
-    goes to review, and a lower score is rejected only on corroborated malice (else review)."""
+    high-privilege or Tier 1 counted evidence (→ review); below it corroborated malice is
+    rejected and everything else goes to review."""
     if tier1.verdict == "FAIL":
         return Decision("tier1_fail", ("tier 1 found malice with no benign reading",))
     if judgement is None:
@@ -48,14 +49,14 @@ def decide(
             found = _names(held)
             return Decision("review", (f"score {score} but a capability to review: {found}",))
         return Decision("auto_approve", (f"score {score} ≥ {auto_approve_min}",))
-    if score >= review_min:
-        band = f"{review_min}–{auto_approve_min - 1}"
-        return Decision("review", (f"score {score} in the review band {band}",))
     if evidence.corroborated:
         signals = ", ".join(evidence.signals)
         found = _names(evidence.conclusive or evidence.malice)
-        reason = f"score {score} < {review_min}; corroborated malice ({signals}): {found}"
+        reason = f"score {score} < {auto_approve_min}; corroborated malice ({signals}): {found}"
         return Decision("reject", (reason,))
+    if score >= review_min:
+        band = f"{review_min}–{auto_approve_min - 1}"
+        return Decision("review", (f"score {score} in the review band {band}",))
     found = _names(evidence.counted) or "none in text the agent obeys or code that runs"
     reason = (
         f"score {score} < {review_min}, but no corroborated malice (a block needs two"

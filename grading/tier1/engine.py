@@ -33,6 +33,7 @@ import time
 from dataclasses import replace
 
 from grading.bundle.graph import build_graph
+from grading.capabilities import inventory
 from grading.evidence import assess
 from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
@@ -45,7 +46,7 @@ from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
 
-ENGINE_VERSION = "tier1-rules/2.0"
+ENGINE_VERSION = "tier1-rules/3.0"
 """Bumped when the engine changes how it reads files (span labels, flows, deobfuscation); the
 rules and data files have their own version, ``catalogue_version()``."""
 
@@ -79,7 +80,10 @@ def scan(files: SkillFiles) -> Tier1Report:
             key=lambda f: (-SEVERITY_ORDER[f.severity], f.file, f.line, f.column, f.rule_id),
         )
     )
-    return _report(catalogue, findings, round((time.perf_counter() - started) * 1000, 3))
+    report = _report(catalogue, findings, round((time.perf_counter() - started) * 1000, 3))
+    entries = inventory(findings, catalogue.by_id, manifest.declared_text)
+    graph = context.graph.to_dict() if context.graph is not None else {}
+    return replace(report, inventory=tuple(e.to_dict() for e in entries), graph=graph)
 
 
 def without_rules(report: Tier1Report, rule_ids: frozenset[str]) -> Tier1Report:
@@ -91,6 +95,8 @@ def without_rules(report: Tier1Report, rule_ids: frozenset[str]) -> Tier1Report:
         _report(load_catalogue(), kept, report.duration_ms),
         engine_version=report.engine_version,
         catalogue_version=report.catalogue_version,
+        inventory=tuple(e for e in report.inventory if e.get("rule_id") not in rule_ids),
+        graph=report.graph,
     )
 
 

@@ -105,6 +105,10 @@ CLOUD = found("cred.cloud-and-tool-stores", "credential_access", "high", "high",
         # one sign of malice, one signal: a person decides
         ((CONCEAL,), 10, "review"),
         ((CONCEAL, DELETE), 10, "reject"),
+        # corroborated malice is blocked below auto-approval; a judge that approves it sends it
+        # to a person instead
+        ((CONCEAL, DELETE), 70, "reject"),
+        ((CONCEAL, DELETE), 85, "review"),
         # nothing acted on: a high score approves, a low one is not a claim of malice
         ((), 99, "auto_approve"),
         ((), 20, "review"),

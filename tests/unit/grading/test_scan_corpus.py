@@ -148,4 +148,4 @@ def test_fit_weights_writes_the_same_weights_for_the_same_corpus(tmp_path: Path)
         call_command("fit_weights", str(root), "--out", str(target), stdout=io.StringIO())
     assert first.read_bytes() == second.read_bytes()
     weights = json.loads(first.read_text(encoding="utf-8"))
-    assert weights["feature_set"] == "features/1" and weights["fitted"]["samples"] == 4
+    assert weights["feature_set"] == "features/2" and weights["fitted"]["samples"] == 4
