@@ -100,6 +100,8 @@ class LinearMatch:
     endpos: int
 
     def span(self, group: int | str = 0) -> tuple[int, int]:
+        if isinstance(group, str):
+            group = self._match.re.groupindex[group.encode("utf-8")]  # compiled from bytes
         start, end = self._match.span(group)
         if start < 0:
             return (-1, -1)

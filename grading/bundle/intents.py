@@ -21,6 +21,10 @@ meanings in one unit are *intents*, each of which Tier 1 reports as a finding:
 * ``agent-config-write`` / ``agent-config-beacon`` — write into the agent's own instructions or
   memory (CLAUDE.md, AGENTS.md, memory files) — with a URL in it, a standing call home;
 * ``tool-config-change`` — change an MCP server list, a package registry or index, a git remote;
+* ``weaken-security`` — make the code the skill writes accept anyone: skip authentication, accept
+  unsigned tokens (``alg: none``), switch off signature or certificate checks;
+* ``data-url-secret`` / ``data-url`` — a Markdown image or link whose URL is filled in with a
+  secret (or with data): rendering it sends the data to the URL's host;
 * ``unread-language`` — a unit in a language Skillgate does not read that names a sensitive
   object, an outside URL or a safety control: a person must read it.
 
@@ -37,6 +41,13 @@ from dataclasses import dataclass
 from grading import linear
 from grading.bundle import lexicon
 from grading.bundle.language import identify
+from grading.programs.sensitive import SECRET_NAME
+
+
+def sensitive_name(placeholder: str) -> bool:
+    """A placeholder that names a secret (``{OPENAI_API_KEY}``, ``$TOKEN``)."""
+    return SECRET_NAME.search(placeholder) is not None
+
 
 MAX_UNIT = 700
 """Characters of one unit; a longer paragraph is read sentence by sentence."""
@@ -79,6 +90,13 @@ _NEUTRAL_CUES = linear.compile(
     r"api[_-]?key|https?://|sudo\b|rm\s+-rf|curl\b|wget\b|chmod\b|\|\s*(?:ba)?sh\b|--no-verify|"
     r"--dangerously|nopasswd|\b[A-Z0-9_]{2,40}_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
 )
+_DATA_URL = linear.compile(
+    r"(?i)!?\[[^\]\n]{0,200}\]\((?P<url>https?://[^)\s]{0,300}?"
+    r"(?P<placeholder>\{\{?[^}\s]{1,60}\}\}?|\$\{?[A-Za-z_]\w{0,60}\}?|<[A-Za-z_][\w -]{0,40}>)"
+    r"[^)\s]{0,300})\)"
+)
+"""A Markdown image or link whose URL is filled in at run time (``{API_KEY}``, ``$TOKEN``,
+``<summary>``): rendering it sends what is filled in to the URL's host."""
 _SENSITIVE = ("credential", "conversation", "financial", "source_code")
 _ACTIONS = ("send", "destroy", "fetch", "history_rewrite")
 _MANNER_REACH = 40
@@ -215,6 +233,8 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
         {"send", "source_code"}, {"destroy", "user_data_target"}, {"fetch", "run"},
         {"ask_user", "financial"}, {"change", "payment_target"}, {"disclose", "credential"},
         {"write", "agent_config"}, {"write", "tool_config"}, {"change", "tool_config"},
+        {"security_weakening"}, {"tool_config_command"}, {"security_weakening_config", "write"},
+        {"security_weakening_config", "change"},
     )
 )  # fmt: skip
 """Classes that together can make an intent: a unit holding none of these is not read on."""
@@ -363,8 +383,11 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         if governed:
             kind = "agent-config-beacon" if hosts else "agent-config-write"
             yield intent(kind, governed[0], said(agent_config[0]))
+    commands = found("tool_config_command")
     tool_config = found("tool_config")
-    if (writes or changes) and tool_config:
+    if commands:
+        yield intent("tool-config-change", commands[0], said(commands[0]))
+    elif (writes or changes) and tool_config:
         verbs = [
             v
             for v in writes + changes
@@ -372,6 +395,23 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         ]
         if verbs:
             yield intent("tool-config-change", verbs[0], said(tool_config[0]))
+
+    weakening = [w for w in found("security_weakening") if not _negated(unit, w[0])]
+    if not weakening and "security_weakening_config" in present and "hardening" not in present:
+        enabling = [v for v in writes + changes if not _negated(unit, v[0])]
+        weakening = [
+            w
+            for w in _hits("security_weakening_config", unit)
+            if any(_same_sentence(unit, w[0], v[0]) for v in enabling)
+        ]
+    if weakening:
+        yield intent("weaken-security", weakening[0], said(weakening[0]))
+
+    for image in _DATA_URL.finditer(unit.original):
+        placeholder = image.group("placeholder")
+        secret = bool(sensitive_name(placeholder)) or bool(objects)
+        kind = "data-url-secret" if secret else "data-url"
+        yield intent(kind, image.span(), image.group("url")[:120])
 
     cue = _NEUTRAL_CUES.search(unit.original)
     if cue is not None and not unit.readable:

@@ -415,7 +415,7 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         dotted = _dotted(node)
         if dotted in env:
             return env[dotted]
-        if dotted in ("os.environ",):
+        if dotted in ("os.environ", "os.environ.items", "os.environ.values"):
             return Value(None, frozenset({SECRET}))
         return _eval(node.value, env, state)
     if isinstance(node, ast.Subscript):
@@ -424,6 +424,11 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         return _call(node, env, state)
     if isinstance(node, ast.GeneratorExp | ast.ListComp | ast.SetComp):
         return _comprehension(node, env, state)
+    if isinstance(node, ast.DictComp):
+        iterable = _eval(node.generators[0].iter, env, state)
+        inner = dict(env)
+        _assign(node.generators[0].target, Value(None, iterable.labels), inner, state)
+        return _merge([_eval(node.key, inner, state), _eval(node.value, inner, state), iterable])
     if isinstance(node, ast.Await):
         return _eval(node.value, env, state)
     if isinstance(node, ast.IfExp):
@@ -854,10 +859,12 @@ _MESSAGE_CALLS = frozenset(
 )  # fmt: skip
 
 
-def message_spans(text: str) -> list[tuple[int, int]]:
+def message_spans(text: str, *, test: bool = False) -> list[tuple[int, int]]:
     """Character spans of the string literals a script only *says*: error messages it raises,
     asserts, logs or exits with. They describe what the code refuses or reports ("Encrypted
-    archive entry is unsupported"), not what it does, so pattern rules do not read them."""
+    archive entry is unsupported"), not what it does, so pattern rules do not read them. In a
+    test (``test``), every string an ``assert`` checks is test data too ("the metadata address
+    is refused")."""
     if not any(
         word in text for word in ("raise", "assert", "log", "warn", "exit", "fail", "Error")
     ):
@@ -887,6 +894,8 @@ def message_spans(text: str) -> list[tuple[int, int]]:
             strings(node.exc)
         elif isinstance(node, ast.Assert):
             strings(node.msg)
+            if test:
+                strings(node.test)
         elif isinstance(node, ast.Call):
             last = _dotted(node.func).rsplit(".", 1)[-1]
             if last in _MESSAGE_CALLS or last.endswith(("Error", "Exception", "Warning")):

@@ -15,7 +15,7 @@ from itertools import accumulate, repeat
 from operator import add
 
 from grading import linear
-from grading.bundle import graph, intents
+from grading.bundle import graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
 from grading.programs import facts
 from grading.programs import python as python_programs
@@ -43,6 +43,7 @@ from grading.tier1.normalise import (
 )
 from grading.tier1.provenance import URL_HOST, hosts_in, is_first_party, lookalike_of
 from grading.tier1.spans import (
+    CONSENTED,
     DECLARED,
     EXAMPLE,
     FIRST_PARTY,
@@ -292,6 +293,10 @@ def _run_rule(
                 label = file.spans.label(match.start(), view.kind)
                 if rule.first_party and label in _HOST_CHECKED and _first_party(line_text, context):
                     label = FIRST_PARTY
+                elif (
+                    rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
+                ):
+                    label = CONSENTED
             if rule.category == "hardcoded_secrets":
                 snippet = snippet.replace(match.group(), _redact(match.group()))
             collector.add(rule, file.path, line, column, snippet, note, span=label)
@@ -301,6 +306,19 @@ def _run_rule(
 
 
 _HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
+
+
+def _consented(text: str, offset: int, reach: int = 300) -> bool:
+    """Whether the sentence holding ``offset`` makes what it says conditional on the user's
+    consent ("only if the user confirms", "ask first")."""
+    low = max(0, offset - reach)
+    before = text[low:offset]
+    cut = max(before.rfind(". "), before.rfind("\n\n"), before.rfind("\n- "))
+    start = low + cut + 1 if cut >= 0 else low
+    after = text[offset : offset + reach]
+    ends = [i for i in (after.find(". "), after.find("\n\n")) if i >= 0]
+    end = offset + (min(ends) if ends else len(after))
+    return bool(lexicon.hits("consent", text[start:end].lower()))
 
 
 def _vetoed(rule: Rule, text: str, start: int, end: int) -> bool:
@@ -439,9 +457,12 @@ _INTENT_RULES = {
     "agent-config-write": "intent.agent-config-write",
     "agent-config-beacon": "intent.agent-config-beacon",
     "tool-config-change": "intent.tool-config-change",
+    "weaken-security": "intent.weaken-security",
+    "data-url-secret": "intent.data-url-secret",
+    "data-url": "intent.data-url",
 }
 _HOSTED_INTENTS = frozenset(
-    {"secret-send", "fetch-execute", "agent-config-beacon", "tool-config-change"}
+    {"secret-send", "fetch-execute", "agent-config-beacon", "tool-config-change", "data-url"}
 )
 """Intents whose destination or origin may be the skill's own declared host."""
 
@@ -479,6 +500,10 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             label = FIRST_PARTY
         elif rule.id in context.declared_rules and label in _HOST_CHECKED:
             label = DECLARED
+        elif (
+            rule.dual_use and label == INSTRUCTION and _consented(file.normalised.text, found.start)
+        ):
+            label = CONSENTED
         note = f"({found.detail}; language: {found.language})"
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
@@ -490,7 +515,11 @@ def _without_messages(views: list[View], path: str) -> list[View]:
         return views
     masked: list[View] = []
     for view in views:
-        spans = python_programs.message_spans(view.text) if view.kind == "python" else []
+        spans = (
+            python_programs.message_spans(view.text, test=graph.is_test(path))
+            if view.kind == "python"
+            else []
+        )
         if spans and view.spans == ():
             keep = _complement(spans, len(view.text))
             masked.append(View(view.kind, _keep_only(view.text, keep)))

@@ -19,7 +19,9 @@ policy (``adjust``) can weigh a hit by where it is:
   after the scan: still a privilege for a reviewer, no longer evidence of deceit;
 * ``reference`` — a document no instruction points the agent at (``grading.bundle.graph``):
   read by people, not obeyed;
-* ``test`` — tests and fixtures that nothing runs.
+* ``test`` — tests and fixtures that nothing runs;
+* ``consented`` — a capability the same sentence makes conditional on the user's consent ("only if
+  the user confirms", "ask first"): the pattern a skill should follow, still listed for the judge.
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -54,9 +56,10 @@ FIRST_PARTY = "first_party"
 DECLARED = "declared"
 REFERENCE = "reference"
 TEST = "test"
+CONSENTED = "consented"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
-    REFERENCE, TEST,
+    REFERENCE, TEST, CONSENTED,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 
