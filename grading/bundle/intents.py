@@ -396,7 +396,11 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         if verbs:
             yield intent("tool-config-change", verbs[0], said(tool_config[0]))
 
-    weakening = [w for w in found("security_weakening") if not _negated(unit, w[0])]
+    weakening = [
+        w
+        for w in found("security_weakening")
+        if not _negated(unit, w[0]) and "hardening" not in present
+    ]
     if not weakening and "security_weakening_config" in present and "hardening" not in present:
         enabling = [v for v in writes + changes if not _negated(unit, v[0])]
         weakening = [
