@@ -174,6 +174,16 @@ class LinearPattern:
         for match in self._regex.finditer(found.data, start, end):
             yield LinearMatch(found, match, pos, end)
 
+    def spans(self, text: str, group: int = 0) -> list[tuple[int, int]]:
+        """The character span of ``group`` in every match, in order (no match objects made)."""
+        found = subject(text)
+        if found.ascii:
+            return [m.span(group) for m in self._regex.finditer(found.data)]
+        char = found.char
+        return [
+            (char(a), char(b)) for a, b in (m.span(group) for m in self._regex.finditer(found.data))
+        ]
+
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
         matches = list(self.finditer(text, pos, endpos))
         if self.groups == 0:

@@ -24,14 +24,17 @@ A data file (JSON, YAML) that is followed or read holds instructions in its stri
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
-from grading import linear
+from ahocorasick_rs import AhoCorasick
+
 from grading.bundle import lexicon
 
 MANIFEST = "manifest"
@@ -51,13 +54,6 @@ _SCRIPTS = (
     ".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".ps1", ".rb",
     ".pl", ".php", ".bat", ".cmd",
 )  # fmt: skip
-_MENTION = linear.compile(
-    r"\]\(\s*<?([^)\s>]{1,300})"
-    r"|(?:^|[\s`\"'(\[<:=])((?:[\w@~+.-]{0,100}/)*[\w@~+-][\w@~+-]{0,100}(?:\.[A-Za-z0-9_-]{1,12})+/?"
-    r"|(?:[\w@~+.-]{0,100}/)+)"
-)
-"""A Markdown link target, or a token shaped like a file name (with an extension) or a folder
-(ending with a slash): what may name a bundle file."""
 _TEST_PATH = re.compile(
     r"(?:^|/)(?:tests?|__tests__|spec|specs|fixtures?|testdata|test_data|e2e)/"
     r"|(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|[^/]*\.(?:test|spec)\.\w+|conftest\.py)$",
@@ -191,6 +187,9 @@ class _Lookup:
             for depth in range(1, len(parts) + 1):
                 self.folders.setdefault("/".join(parts[:depth]), []).append(path)
         self.folder_names = frozenset(folder.rsplit("/", 1)[-1] for folder in self.folders)
+        needles = sorted(n for n in self.names | self.folder_names if len(n) >= 3)
+        self.names_search = AhoCorasick(needles or ["\x00\x00\x00"])
+        """Every file and folder name of the bundle, found in a text in one pass."""
 
     def resolve(self, mention: str, source: str) -> list[str]:
         mention = mention.split("#", 1)[0].split("?", 1)[0].strip("`'\".,;:)")
@@ -217,23 +216,35 @@ class _Lookup:
         return []
 
 
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@~+./-")
+
+
 def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, int]]:
-    """(target, kind, line) for each mention of a bundle file in ``text``."""
+    """(target, kind, line) for each mention of a bundle file in ``text``: every occurrence of a
+    file's or folder's name (one Aho–Corasick pass), widened to the path around it."""
     found: list[tuple[str, str, int]] = []
     seen: set[tuple[str, str]] = set()
-    for match in _MENTION.finditer(text):
-        group = 1 if match.start(1) >= 0 else 2
-        mention = match.group(group)
-        targets = lookup.resolve(mention, source)
+    tokens: set[tuple[int, int]] = set()
+    newlines: list[int] | None = None
+    for _, start, end in lookup.names_search.find_matches_as_indexes(text, overlapping=False):
+        while start > 0 and text[start - 1] in _PATH_CHARS:
+            start -= 1
+        while end < len(text) and text[end] in _PATH_CHARS:
+            end += 1
+        if (start, end) in tokens:
+            continue
+        tokens.add((start, end))
+        targets = lookup.resolve(text[start:end], source)
         if not targets:
             continue
-        start = match.start(group)
         line_start = text.rfind("\n", 0, start) + 1
         before = _clause(text[max(line_start, start - _VERB_REACH) : start].lower())
         line_end = text.find("\n", start)
-        after = text[match.end(group) : line_end if line_end >= 0 else len(text)][:60].lower()
+        after = text[end : line_end if line_end >= 0 else len(text)][:60].lower()
         kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
-        line = text.count("\n", 0, start) + 1
+        if newlines is None:  # where each line ends, from the lengths of the lines (in C)
+            newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))
+        line = bisect.bisect_right(newlines, start) + 1
         for target in targets:
             if (target, kind) in seen:
                 continue

@@ -134,12 +134,16 @@ class _Unit:
     languages: frozenset[str] | None = None
     """The languages whose terms are read in the unit: English and the unit's own."""
     readable: bool = True
+    index: dict[tuple[str, str], list[tuple[int, int]]] | None = None
+    """(class, language) → the unit's term hits (unit-relative), from one pass per region."""
     cued: bool = True
     """Whether a language-neutral cue or a spelled-out URL occurs in the unit."""
 
-    def identify(self) -> None:
+    def identify(self, *, short: bool = True, english_words: int = 2) -> None:
+        """``short``: ask the model about a short unit too (its terms may be foreign);
+        ``english_words``: English function words that settle the unit is English."""
         if not self.language:
-            spoken = identify(self.original)
+            spoken = identify(self.original, short=short, english_words=english_words)
             self.language, self.readable = spoken.code, spoken.readable
             self.languages = frozenset({"en", self.language})
 
@@ -177,23 +181,62 @@ def _split(text: str, start: int, end: int) -> Iterator[_Unit]:
 def read(text: str, regions: tuple[tuple[int, int], ...]) -> list[Intent]:
     """The intents of the obeyed prose ``regions`` of ``text``.
 
-    The cues every unit is asked about (a language-neutral cue, a URL spelled out in words) are
-    found in one pass over each region; a unit is then asked whether one falls inside it."""
+    Each region is read in one pass per (class, language) it holds (RE2's set match says
+    which): the hits are then dealt to the region's units, and only a unit whose hits can make
+    an intent, or that holds a cue (a language-neutral one, a URL spelled out in words), is
+    read further."""
     found: list[Intent] = []
-    cues: list[int] = []
     for start, end in regions:
-        cues.extend(m.start() for m in _NEUTRAL_CUES.finditer(text, start, end))
-        cues.extend(m.start() for m in _SPELLED_URL.finditer(text, start, end))
-    cues.sort()
-    for unit in units(text, regions):
-        index = bisect.bisect_left(cues, unit.start)
-        unit.cued = index < len(cues) and cues[index] < unit.end
-        found.extend(_intents(unit))
+        region = text[start:end]
+        lowered = _lower(region)
+        cues = sorted(
+            [m.start() for m in _NEUTRAL_CUES.finditer(region)]
+            + [m.start() for m in _SPELLED_URL.finditer(region)]
+        )
+        pairs = lexicon.matched(lowered)
+        if not cues and not _possible(lexicon.classes_of(pairs, None)):
+            continue  # nothing in the whole region can make an intent
+        classes = lexicon.classes_of(pairs, None)
+        needed = set(_HELPERS).union(*(c for c in _COMBINATIONS if c <= classes))
+        hits = {pair: lexicon.pair_hits(pair, lowered) for pair in pairs if pair[0] in needed}
+        pieces = list(units(text, ((start, end),)))
+        unit_starts = [unit.start - start for unit in pieces]
+        indexes: list[dict[tuple[str, str], list[tuple[int, int]]]] = [{} for _ in pieces]
+        for pair, pair_hits in hits.items():  # each hit dealt to the unit it falls in
+            for hit_start, hit_end in pair_hits:
+                at = bisect.bisect_right(unit_starts, hit_start) - 1
+                if at >= 0:
+                    low = unit_starts[at]
+                    indexes[at].setdefault(pair, []).append((hit_start - low, hit_end - low))
+        for unit, index in zip(pieces, indexes, strict=True):
+            low, high = unit.start - start, unit.end - start
+            unit.index = index
+            unit.text = lowered[low:high]
+            at = bisect.bisect_left(cues, low)
+            unit.cued = at < len(cues) and cues[at] < high
+            if unit.cued or _possible(frozenset(cls for cls, _ in index)):
+                found.extend(_intents(unit))
     return found
 
 
+def _lower(text: str) -> str:
+    """``text`` in lower case, one character for one: offsets stay those of ``text`` (the few
+    characters whose lower case is longer, such as a dotted capital I, are kept as they are)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
 def _hits(name: str, unit: _Unit) -> list[tuple[int, int]]:
-    return lexicon.hits(name, unit.text, unit.languages)
+    if unit.index is None:
+        return lexicon.hits(name, unit.text, unit.languages)
+    return sorted(
+        hit
+        for (cls, language), hits in unit.index.items()
+        if cls == name and lexicon.applies(language, unit.languages)
+        for hit in hits
+    )
 
 
 def _negated(unit: _Unit, at: int) -> bool:
@@ -240,6 +283,12 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
 """Classes that together can make an intent: a unit holding none of these is not read on."""
 
 
+_HELPERS = ("addressee", "hardening", "secrecy_manner", "secrecy", "user_data_target", "send",
+            "destroy", "fetch", "history_rewrite", "write", "change")  # fmt: skip
+"""Classes an intent reads besides its combination (who is addressed, whether a check is
+tightened, which verbs a manner word qualifies)."""
+
+
 def _possible(present: frozenset[str]) -> bool:
     return any(combination <= present for combination in _COMBINATIONS)
 
@@ -250,13 +299,17 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
     it"); a manner word ("quietly", "leise") when it says how an action of the unit is done:
     "fails silently" or "don't show line numbers" keeps nothing from anyone."""
     words = unit.text
-    pairs = lexicon.matched(words)
+    pairs = frozenset(unit.index) if unit.index is not None else lexicon.matched(words)
     if not unit.cued and not _possible(lexicon.classes_of(pairs, None)):
         return
     cue = unit.cued and _NEUTRAL_CUES.search(unit.original) is not None
     foreign = any(language not in ("en", "any", "any+") for _, language in pairs)
     if foreign or cue or not unit.original.isascii():
-        unit.identify()
+        # only a cue to check (is a sensitive thing said in a language we do not read?): one
+        # English function word settles it, and the model is asked about far fewer units
+        unit.identify(
+            short=foreign or not unit.original.isascii(), english_words=2 if foreign else 1
+        )
     else:
         unit.language, unit.languages = "en", frozenset({"en"})
     present = lexicon.classes_of(pairs, unit.languages)

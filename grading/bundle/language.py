@@ -53,9 +53,14 @@ def _identifier() -> Any:
     return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)
 
 
-def identify(span: str) -> Language:
-    """The language of ``span`` (prose with its URLs, paths and code stripped)."""
-    if span.isascii() and len({w.lower() for w in _ENGLISH.findall(span)}) >= 2:
+def identify(span: str, *, short: bool = True, english_words: int = 2) -> Language:
+    """The language of ``span`` (prose with its URLs, paths and code stripped). With ``short``
+    false, a span too short to be believed when the model says it is in a language Skillgate
+    does not read is taken as read without asking the model. ``english_words``: how many
+    English function words settle that a Latin-script span is English without the model."""
+    if len({w.lower() for w in _ENGLISH.findall(span)}) >= english_words and (
+        span.isascii() or not (_CYRILLIC.search(span) or _OTHER_SCRIPTS.search(span))
+    ):
         return Language("en", True)  # the common case, without the model
     text = _NOISE.sub(" ", span)
     letters = sum(1 for char in text if char.isalpha())
@@ -65,7 +70,7 @@ def identify(span: str) -> Language:
         return Language("ko", True)
     if _HAN.search(text):
         return Language("zh", True)
-    if letters < MIN_ASKED:
+    if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len({w.lower() for w in _ENGLISH.findall(text)}) >= 2:
         return Language("en", True)

@@ -111,7 +111,8 @@ def lexicon() -> Lexicon:
     return Lexicon(patterns, together, tuple(sources), version)
 
 
-def _applies(language: str, languages: frozenset[str] | None) -> bool:
+def applies(language: str, languages: frozenset[str] | None) -> bool:
+    """Whether terms of ``language`` count in text read in ``languages`` (None: all)."""
     return languages is None or language.startswith(NEUTRAL) or language in languages
 
 
@@ -132,14 +133,19 @@ def classes_of(
     pairs: frozenset[tuple[str, str]], languages: frozenset[str] | None
 ) -> frozenset[str]:
     """The classes of ``pairs`` (see ``matched``) whose terms count in ``languages``."""
-    return frozenset(cls for cls, language in pairs if _applies(language, languages))
+    return frozenset(cls for cls, language in pairs if applies(language, languages))
+
+
+def pair_hits(pair: tuple[str, str], text: str) -> list[tuple[int, int]]:
+    """(start, end) of every term of one (class, language) pair in ``text``, in order."""
+    return lexicon().patterns[pair].spans(text, 1)
 
 
 def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[tuple[int, int]]:
     """(start, end) of every term of class ``name`` in ``text`` (lower-cased), in order."""
     found: list[tuple[int, int]] = []
     for (cls, language), pattern in lexicon().patterns.items():
-        if cls != name or not _applies(language, languages):
+        if cls != name or not applies(language, languages):
             continue
         for match in pattern.finditer(text):
             found.append(match.span(1))

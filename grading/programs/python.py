@@ -176,8 +176,10 @@ _SINK_WORDS = (
     ".put(",
     ".patch(",
     "urlopen",
-    "request(",
-    "send",
+    ".request(",
+    "sendall",
+    ".send(",
+    "sendto",
     "socket",
     "smtp",
     "exec(",
@@ -185,52 +187,53 @@ _SINK_WORDS = (
     "system(",
     "popen",
     "Popen",
-    "subprocess",
     "gethostbyname",
     "getaddrinfo",
     "storbinary",
     "upload",
-    "run(",
-    "call(",
     "check_output",
     "loads(",
 )
 _SOURCE_WORDS = (
     "environ",
     "getenv",
-    "open(",
-    "read_text",
-    "read_bytes",
     "expanduser",
     "home()",
     "paste",
     "keyring",
     "ImageGrab",
-    "walk(",
-    "glob(",
+    ".ssh",
+    ".aws",
+    ".kube",
+    ".gnupg",
+    "Cookies",
+    "Login Data",
+    "wallet",
+    ".claude",
+    "history",
     "urlopen",
-    ".get(",
+    "requests.get",
+    "httpx.get",
     "fetch",
-    "decode",
-    "fromhex",
-    "unhexlify",
-    "chr(",
-    "^",
-    "[::-1]",
-    "codecs",
-    "b64",
+    "Path.home",
 )
 _DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify", "chr(", "^",
                   "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
 
 
-_ALL_WORDS = (_DECODER_WORDS, _SINK_WORDS, _SOURCE_WORDS)
-
-
 def worth_analysing(text: str) -> bool:
-    """Whether the script can hold a fact: a sink or executor, a source, or a decoder (substring
-    tests; a script with none of them is left to the pattern rules)."""
-    return any(word in text for words in _ALL_WORDS for word in words)
+    """Whether the script can hold a fact: a decoder, or a sink or executor with a source or a
+    fetch to feed it, or a sensitive path to read (substring tests: most scripts have none of
+    these together and are left to the pattern rules)."""
+    if any(word in text for word in _DECODER_WORDS):
+        return True
+    sources = any(word in text for word in _SOURCE_WORDS)
+    return sources and (
+        any(word in text for word in _SINK_WORDS)
+        or "open(" in text
+        or "read_text" in text
+        or "walk(" in text
+    )
 
 
 _parsed: dict[str, ast.Module | None] = {}
@@ -266,9 +269,8 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
             functions.setdefault(node.name, _Function(node, params))
     state = _State(functions, offsets=_Offsets(text, base))
     try:
-        for _ in range(2):  # summaries first, then with callees known
-            for function in functions.values():
-                _summarise(function, state)
+        for function in functions.values():  # summaries first, then with callees known
+            _summarise(function, state)
         state.facts.clear()
         state.seen.clear()
         for function in functions.values():
