@@ -50,6 +50,8 @@ from bench._setup import (  # noqa: E402
     DEFAULT_DATABASE_URL,
     prepare_broker,
     prepare_database,
+    refuse_stale_workers,
+    wait_for_workers,
 )
 
 WORKERS = 2
@@ -68,24 +70,6 @@ def start_workers(env: dict[str, str]) -> list[subprocess.Popen]:
             subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         )
     return processes
-
-
-def refuse_stale_workers(app) -> None:
-    """Workers left on the benchmark's vhost by an interrupted run would take messages and skew
-    the figures: stop instead of killing processes by name on a machine others share."""
-    replies = app.control.ping(timeout=1.0) or []
-    if replies:
-        names = ", ".join(name for reply in replies for name in reply)
-        raise SystemExit(f"workers are still consuming the benchmark vhost ({names}): stop them")
-
-
-def wait_for_workers(app, count: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        replies = app.control.ping(timeout=1.0) or []
-        if len(replies) >= count:
-            return
-    raise TimeoutError("the benchmark workers did not start")
 
 
 def create_submissions(count: int, rate: float | None, author, tag: str) -> list[str]:

@@ -28,11 +28,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._setup import DEFAULT_BROKER_URL, prepare_broker, prepare_database
+from bench._setup import (
+    DEFAULT_BROKER_URL,
+    database_url,
+    prepare_broker,
+    prepare_database,
+    refuse_stale_workers,
+    wait_for_workers,
+)
 from bench.pipeline import create_submissions, end_to_end_seconds, wait_published
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_bench_rescan"
+DEFAULT_DATABASE_URL = database_url("_rescan")
 FIXTURES = ROOT / "tests" / "fixtures" / "grading" / "benign"
 SKILLS = 500
 BATCH = 1_000
@@ -135,12 +142,14 @@ def main() -> None:
     started = time.perf_counter()
     seed(args.versions)
     print(f"seeded {args.versions:,} published versions in {time.perf_counter() - started:.0f} s")
-    subprocess.run(["pkill", "-9", "-f", "celery -A config worker .*-n bench-"], check=False)
+    from config.celery import app
+
+    refuse_stale_workers(app)
     env = {**os.environ, "DATABASE_URL": args.database_url, "CELERY_BROKER_URL": args.broker_url}
     fleet = start_fleet(env)
     author, _ = get_user_model().objects.get_or_create(username=f"bench-{uuid.uuid4().hex[:6]}")
     try:
-        time.sleep(8)  # the workers boot
+        wait_for_workers(app, len(fleet))
         campaign = rescans.start_campaign(rescans.RescanScope(), started_by="bench")
         began = time.perf_counter()
         submitted: list[str] = []

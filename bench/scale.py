@@ -41,12 +41,18 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._setup import DEFAULT_BROKER_URL, prepare_broker, prepare_database
+from bench._setup import (
+    DEFAULT_BROKER_URL,
+    copy_rows,
+    database_url,
+    prepare_broker,
+    prepare_database,
+)
 
 if TYPE_CHECKING:
     from registry.models import BundleSnapshot, GradingResult
 
-DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_scale"
+DEFAULT_DATABASE_URL = database_url("_scale")
 DAYS = 90
 LAST_DAY_SHARE = 0.2
 SKILLS = 5_000
@@ -200,26 +206,6 @@ def page_named(name: str) -> Page:
 
 
 # --- seeding ---------------------------------------------------------------------------
-
-
-def _columns(cursor, table: str) -> list[str]:
-    cursor.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
-        "ORDER BY ordinal_position",
-        [table],
-    )
-    return [row[0] for row in cursor.fetchall()]
-
-
-def copy_rows(cursor, table: str, source_sql: str, overrides: dict[str, str | None], params=()):
-    """``INSERT INTO table SELECT`` every column of the rows ``source_sql`` yields (aliased
-    ``t``), taking ``overrides[column]`` as an SQL expression instead; a None override leaves
-    the column to its default (serial ids)."""
-    columns = [c for c in _columns(cursor, table) if overrides.get(c, "") is not None]
-    select = ", ".join(overrides.get(c) or f"t.{c}" for c in columns)
-    cursor.execute(
-        f"INSERT INTO {table} ({', '.join(columns)}) SELECT {select} FROM {source_sql}", params
-    )
 
 
 def make_templates() -> dict[str, str]:
@@ -552,7 +538,13 @@ def seeded_examples() -> dict[str, str]:
     submission_id = str(
         Submission.objects.filter(state="PUBLISHED").values_list("id", flat=True).first()
     )
-    skill = Skill.objects.filter(name__startswith="skill-").order_by("name")[0]
+    # A skill with a version (at a small size most of the copied skills have none).
+    skill = (
+        Skill.objects.filter(name__startswith="skill-", versions__isnull=False)
+        .order_by("name")
+        .first()
+    )
+    assert skill is not None, "the seeded history has no published version"
     today = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     return {
         "submission_id": submission_id,

@@ -33,9 +33,9 @@ from unittest.mock import patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._setup import prepare_database
+from bench._setup import database_url, prepare_database
 
-DEFAULT_DATABASE_URL = "postgres://skillgate:skillgate@127.0.0.1:5432/skillgate_steps"
+DEFAULT_DATABASE_URL = database_url("_steps")
 SKILL_MD = """---
 name: {name}
 description: Keeps short notes in a local markdown file and lists them on request.

@@ -17,6 +17,7 @@ import os
 import statistics
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._setup import (
     DEFAULT_BROKER_URL,
     DEFAULT_DATABASE_URL,
+    copy_rows,
     prepare_broker,
     prepare_database,
 )
@@ -33,10 +35,13 @@ REPEATS = 3
 
 
 def fill(rows: int) -> None:
-    """(Re)create exactly ``rows`` finished submissions, by SQL, in seconds."""
+    """(Re)create exactly ``rows`` finished submissions in seconds: one made through the ORM
+    (every column its real value), copied by SQL with new ids and names."""
     from django.contrib.auth import get_user_model
     from django.db import connection
+    from django.utils import timezone
 
+    from pipeline.models import Submission
     from registry.bundles import Bundle
     from registry.services import store_snapshot
     from skillformat.skillmd import SkillManifest
@@ -50,20 +55,32 @@ def fill(rows: int) -> None:
         cursor.execute("ALTER TABLE pipeline_submissionstateevent DISABLE TRIGGER USER")
         cursor.execute("TRUNCATE pipeline_submission CASCADE")
         cursor.execute("ALTER TABLE pipeline_submissionstateevent ENABLE TRIGGER USER")
-        cursor.execute(
-            """
-            INSERT INTO pipeline_submission (
-                id, state, skill_owner, skill_name, source_kind, repo_url, skill_path, ref,
-                resolved_commit, submitter_id, bundle_id, deadline_at, outcome_kind,
-                outcome_code, outcome_message, created_at, updated_at, state_changed_at,
-                recovery_attempts)
-            SELECT gen_random_uuid(), 'PUBLISHED', 'bench', 'skill-' || g, 'inline', '', '',
-                   '', '', %s, %s, now() + interval '1 day', 'verdict', 'PUBLISHED', '',
-                   now() - interval '2 days', now(), now() - interval '2 days', 0
-            FROM generate_series(1, %s) AS g
-            """,
-            [user.pk, bundle.pk, rows],
+    two_days_ago = timezone.now() - timedelta(days=2)
+    template = Submission.objects.create(
+        state="PUBLISHED",
+        skill_owner="bench",
+        skill_name="template",
+        source_kind=Submission.SourceKind.INLINE,
+        submitter=user,
+        bundle=bundle,
+        deadline_at=timezone.now() + timedelta(days=1),
+        outcome_kind="verdict",
+        outcome_code="PUBLISHED",
+        state_changed_at=two_days_ago,
+    )
+    with connection.cursor() as cursor:
+        copy_rows(
+            cursor,
+            "pipeline_submission",
+            "pipeline_submission t, generate_series(1, %s) AS g WHERE t.id = %s",
+            {
+                "id": "gen_random_uuid()",
+                "skill_name": "'skill-' || g",
+                "created_at": "now() - interval '2 days'",
+            },
+            [rows, template.pk],
         )
+        cursor.execute("DELETE FROM pipeline_submission WHERE id = %s", [template.pk])
         cursor.execute("ANALYZE pipeline_submission")
 
 

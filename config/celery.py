@@ -4,19 +4,22 @@ Work flows through one durable queue per pipeline step so that judge workers can
 their own (``-Q submission-pipeline.judge``). Every step queue dead-letters into the
 ``submission-dlx`` exchange, which routes to ``submission-dlq``: a message a worker rejects
 without requeue (retries exhausted, poison, unknown task) lands there, never in a loop.
-Workers never consume ``submission-dlq``; operators inspect and replay dead letters from the
-database record kept beside it.
+Workers never consume ``submission-dlq`` as tasks: a reconciliation sweep keeps it in step with
+the dead-letter records (pipeline/services/dead_letter_queue.py), and operators replay, dismiss
+or resolve dead letters from those records.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 from celery import Celery, bootsteps, signals
+from django.conf import settings
 from kombu import Exchange, Queue
 
-from pipeline.workflow import ALL_STEPS, RESCAN, SUBMISSION_STEPS
+from config.logging import log_sweep_actions, quiet_routine_sweeps
+from pipeline.workflow import ALL_STEPS, RESCAN, SCAN, SUBMISSION_STEPS, step_named
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -59,12 +62,28 @@ TASK_ROUTES = {
     "reviews.sweeps.*": {"queue": MAINTENANCE_QUEUE, "routing_key": MAINTENANCE_QUEUE},
 }
 
-# Hard limits stop a wedged step; the soft limit raises inside the task first so the failure
-# is classified and retried like any other transient error.
-TASK_ANNOTATIONS = {
-    step.task: {"soft_time_limit": step.soft_time_limit_s, "time_limit": step.time_limit_s}
-    for step in ALL_STEPS
-}
+
+class StepTimeLimits:
+    """Each step's time limits, as a Celery annotation: read when the tasks are bound, after
+    the settings are loaded (this module is imported before them, by ``config``). Tier 1's soft
+    limit is a setting (SKILLGATE_SCAN_TIME_LIMIT_S), its hard limit as far behind it as the
+    step declares. Hard limits stop a wedged step; the soft limit raises inside the task first
+    so the failure is classified (and, unless it is Tier 1's deterministic scan, retried)."""
+
+    def annotate(self, task: Any) -> dict[str, float] | None:
+        step = step_named(task.name)
+        if step is None:
+            return None
+        if step is not SCAN:
+            return {"soft_time_limit": step.soft_time_limit_s, "time_limit": step.time_limit_s}
+        soft = settings.SKILLGATE_SCAN_TIME_LIMIT_S
+        return {
+            "soft_time_limit": soft,
+            "time_limit": soft + step.time_limit_s - step.soft_time_limit_s,
+        }
+
+
+TASK_ANNOTATIONS = (StepTimeLimits(),)
 
 
 FAST_PUBLISH_RETRY_POLICY = {
@@ -121,6 +140,13 @@ if _is_amqp(app.conf.broker_url):
 ALL_QUEUES = (*TASK_QUEUES, DEAD_LETTER_QUEUE)
 
 
+class QueueFigures(NamedTuple):
+    """What the broker says of one queue: messages ready, and consumers attached."""
+
+    messages: int
+    consumers: int
+
+
 def declare_topology(channel: Any) -> dict[str, int]:
     """Declare every exchange, queue and dead-letter binding (idempotent) and return the
     messages ready in each queue.
@@ -129,15 +155,21 @@ def declare_topology(channel: Any) -> dict[str, int]:
     ``make run``, compose, the tests and the benchmarks) and the operators' queue depths — so a
     fresh vhost never makes a queue look missing.
     """
-    depths = {}
+    return {name: figures.messages for name, figures in declare_and_measure(channel).items()}
+
+
+def declare_and_measure(channel: Any) -> dict[str, QueueFigures]:
+    """``declare_topology``, keeping each queue's consumer count too (for the operators' view
+    of who consumes what)."""
+    figures = {}
     for queue in ALL_QUEUES:
         bound = queue(channel)
         bound.declare()
         # kombu-stubs type queue_declare() as ``str | None``; kombu returns the broker's
         # queue_declare_ok_t (queue, message_count, consumer_count).
-        declared = bound.queue_declare(passive=True)
-        depths[queue.name] = declared.message_count  # type: ignore[union-attr]
-    return depths
+        declared: Any = bound.queue_declare(passive=True)
+        figures[queue.name] = QueueFigures(declared.message_count, declared.consumer_count)
+    return figures
 
 
 class DeclareTopology(bootsteps.StartStopStep):
@@ -156,6 +188,15 @@ app.steps["consumer"].add(DeclareTopology)
 # which costs a PostgreSQL connection (and server-side backend) per task. Instead connections
 # live for CONN_MAX_AGE and are dropped when unusable, exactly as Django does per request.
 app.conf.update(CELERY_DB_REUSE_MAX=1_000_000)
+
+
+quiet_routine_sweeps()
+
+
+@signals.task_success.connect
+def _log_sweeps_that_acted(sender: Any = None, result: Any = None, **kwargs: Any) -> None:
+    if sender is not None:
+        log_sweep_actions(sender.name, result)
 
 
 @signals.task_prerun.connect

@@ -1,4 +1,10 @@
-"""Liveness (the process answers) and readiness (the database and the broker answer)."""
+"""Liveness (the process answers) and readiness (the database and the broker answer), with what
+an operator should know at a glance: the workers, which are alive per queue and the consumers
+the broker counts, and whether ``submission-dlq`` and the open dead letters agree (a
+difference that lasts means the reconciliation sweep is failing).
+
+Neither makes the web process unready: with no worker running, submissions are accepted and
+wait in their queue (the body says so, and ``skillgate_workers_up`` alerts on it)."""
 
 from __future__ import annotations
 
@@ -6,6 +12,8 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 from config.celery import app
+from pipeline.fleet import fleet_status
+from pipeline.monitoring import dead_letter_queue_status
 
 
 def _database() -> str | None:
@@ -37,8 +45,20 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
+def dead_letters() -> dict[str, object]:
+    """submission-dlq's depth, the open dead letters and their difference, or why unknown."""
+    try:
+        return dead_letter_queue_status()
+    except Exception as exc:
+        return {"error": f"{exc.__class__.__name__}: {exc}"}
+
+
 def readyz(request: HttpRequest) -> JsonResponse:
     checks = readiness()
     ready = all(state == "ok" for state in checks.values())
-    body = {"status": "ready" if ready else "unavailable", "checks": checks}
+    body: dict[str, object] = {"status": "ready" if ready else "unavailable", "checks": checks}
+    if checks["broker"] == "ok":
+        body["workers"] = fleet_status().as_dict()
+    if ready:
+        body["dead_letters"] = dead_letters()
     return JsonResponse(body, status=200 if ready else 503)

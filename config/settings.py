@@ -69,6 +69,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "accounts",
+    "authors",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
@@ -193,7 +195,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-LOGIN_URL = "admin:login"
+# The author pages' sign-in (Django's auth views); the admin keeps its own login page.
+LOGIN_URL = "authors:login"
+LOGIN_REDIRECT_URL = "authors:home"
+LOGOUT_REDIRECT_URL = "authors:login"
 
 LOGGING = {
     "version": 1,
@@ -215,7 +220,7 @@ LOGGING = {
 # --- REST API ----------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.authentication.TokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -245,10 +250,12 @@ SPECTACULAR_SETTINGS = {
         "SubmissionStateEnum": "pipeline.states.State",
         "VersionStatusEnum": "registry.models.VersionStatus",
         "RescanCampaignStatusEnum": "registry.models.RescanCampaign.Status",
+        "AppealStatusEnum": "reviews.models.Appeal.Status",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.openapi.add_error_responses",
+        "config.openapi.tag_by_path",
     ],
     # Served from this server: the docs work without reaching a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -265,8 +272,19 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 # on so Flower sees every task from the first one).
 CELERY_WORKER_SEND_TASK_EVENTS = env_bool("SKILLGATE_TASK_EVENTS", False)
 CELERY_TASK_SEND_SENT_EVENT = CELERY_WORKER_SEND_TASK_EVENTS
-# Retry backoff: factor × 2^retries seconds, full jitter, capped at 5 minutes (seeds 000/002).
+# Retries of failures about the submission (git host, judge, a step's time limit): this many,
+# backoff factor × 2^(failures − 1) seconds, jittered between half and all of it, capped at 5
+# minutes. Failures of our own database or broker never count (pipeline.services.retries): the
+# step waits for them, from INFRA_RETRY_FLOOR_S up to INFRA_RETRY_MAX_S between tries, for at
+# most INFRA_WAIT_S (the pipeline's deadline: longer than any restart or failover).
 SKILLGATE_RETRY_BACKOFF_S = env_int("SKILLGATE_RETRY_BACKOFF_S", 2)
+SKILLGATE_STEP_MAX_RETRIES = env_int("SKILLGATE_STEP_MAX_RETRIES", 3)
+SKILLGATE_INFRA_RETRY_FLOOR_S = env_float("SKILLGATE_INFRA_RETRY_FLOOR_S", 5.0)
+SKILLGATE_INFRA_RETRY_MAX_S = env_float("SKILLGATE_INFRA_RETRY_MAX_S", 30.0)
+SKILLGATE_INFRA_WAIT_S = env_int("SKILLGATE_INFRA_WAIT_S", 30 * 60)
+# The Tier 1 step's soft time limit (the hard one is 30 s later). Tier 1 is deterministic: a
+# bundle that hits it would hit it every time, so it is refused, not retried.
+SKILLGATE_SCAN_TIME_LIMIT_S = env_float("SKILLGATE_SCAN_TIME_LIMIT_S", 60.0)
 
 # --- Submissions and bundles ----------------------------------------------------------
 # Seed 003: 50 KB of skill content per submission.
@@ -299,6 +317,8 @@ SKILLGATE_RECOVERY_BACKOFF_S = env_int("SKILLGATE_RECOVERY_BACKOFF_S", 60)
 # A submission the broker never confirmed is re-sent after this grace period.
 SKILLGATE_UNDELIVERED_AFTER_S = env_int("SKILLGATE_UNDELIVERED_AFTER_S", 10)
 SKILLGATE_SWEEP_BATCH = env_int("SKILLGATE_SWEEP_BATCH", 500)
+# How often the dead-letter queue is reconciled with the dead-letter records.
+SKILLGATE_DLQ_RECONCILE_EVERY_S = env_int("SKILLGATE_DLQ_RECONCILE_EVERY_S", 30)
 
 # --- Re-scan campaigns: lanes of messages per campaign, each re-scanning for a slice of time on
 # the low-priority queue (its own worker in `make run` and compose) before handing over.
@@ -321,5 +341,16 @@ SKILLGATE_BASE_URL = env_str("SKILLGATE_BASE_URL", "http://127.0.0.1:8000").rstr
 SKILLGATE_FLOWER_URL = env_str(
     "SKILLGATE_FLOWER_URL", f"http://127.0.0.1:{env_str('FLOWER_PORT', '5555')}/"
 )
+# Authors see "a reviewer" where a reviewer acted on their submission, unless this is set.
+SKILLGATE_SHOW_REVIEWER_NAMES = env_bool("SKILLGATE_SHOW_REVIEWER_NAMES", False)
+# A submission's event stream (GET /api/v1/submissions/{id}/stream) ends after this long, well
+# inside gunicorn's 30 s worker timeout; the client reconnects with Last-Event-ID.
+SKILLGATE_STREAM_MAX_S = env_float("SKILLGATE_STREAM_MAX_S", 15.0)
+SKILLGATE_STREAM_POLL_S = env_float("SKILLGATE_STREAM_POLL_S", 0.25)
+# Which workers are alive is asked of the workers themselves (Celery's inspection, a broadcast
+# that waits this long for answers), and the answer is kept this long per process, so /metrics,
+# /readyz and the admin home do not each wait for it.
+SKILLGATE_WORKER_PING_TIMEOUT_S = env_float("SKILLGATE_WORKER_PING_TIMEOUT_S", 1.0)
+SKILLGATE_WORKER_STATUS_TTL_S = env_float("SKILLGATE_WORKER_STATUS_TTL_S", 10.0)
 # When set, /metrics requires "Authorization: Bearer <token>" (Prometheus bearer_token).
 SKILLGATE_METRICS_TOKEN = env_str("SKILLGATE_METRICS_TOKEN", "")

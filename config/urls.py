@@ -11,6 +11,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("pipeline.api.urls")),
     path("", include("registry.api.urls")),
     path("", include("reviews.api.urls")),
+    path("", include("accounts.api.urls")),
 ]
 
 urlpatterns = [
@@ -18,6 +19,7 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("account/", include("authors.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

@@ -20,8 +20,15 @@ API_ENDPOINTS: tuple[tuple[str, str, str], ...] = (
     ("submissions", "authors (token)", "submit a skill; list your submissions"),
     ("submissions/{id}", "authors (token)", "a submission's state, outcome, scans and version"),
     ("submissions/{id}/events", "authors (token)", "a submission's audit trail"),
+    (
+        "submissions/{id}/stream",
+        "authors (token)",
+        "follow a submission: its events as server-sent events",
+    ),
+    ("limits", "anyone", "what a submission may be (files, bytes, path length)"),
     ("submissions/{id}/transitions", "authors (token)", "states reachable from the current one"),
     ("skills", "anyone", "the public registry of published skills"),
+    ("search?q=WORDS", "anyone", "published skills by name, owner or description"),
     ("skills/{owner}/{name}", "anyone", "one skill with its versions"),
     ("skills/{owner}/{name}/versions/{version}", "anyone", "one version: status, files, sha256"),
     ("skills/{owner}/{name}/versions/{version}/archive", "anyone", "the version's .tar.gz"),
@@ -36,6 +43,8 @@ API_ENDPOINTS: tuple[tuple[str, str, str], ...] = (
         "hide a version and refuse its archive, or lift that",
     ),
     ("advisories", "anyone", "quarantines and restorations, newest first (also .atom)"),
+    ("account", "anyone with a token", "who the token belongs to"),
+    ("tokens", "anyone with a token", "your API tokens: list, make (scoped, expiring), revoke"),
     ("reviews", "reviewers", "the review queue and the reviewer actions"),
     ("admin/queue/status", "operators", "stuck submissions, counts per state, queue depths"),
     ("admin/queue/metrics", "operators", "the last 24 hours, hourly"),
@@ -61,7 +70,12 @@ class ApiRoot(APIView):
 
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, summary="The API's endpoints")
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="The API's endpoints",
+        description="Where a client starts: each endpoint with who may call it and what it is, "
+        "and links to this schema and its documentation.",
+    )
     def get(self, request: Request) -> Response:
         base = reverse("api-root", request=request)
         return Response(

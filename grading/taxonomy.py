@@ -109,8 +109,8 @@ PRIVILEGES: dict[str, bool] = {
 }
 """Privileges a rule may grant a skill, and whether each sends an otherwise auto-approvable skill
 to a reviewer. ``package_install`` (root for a package manager's install) is only noted: the
-README's rule, in scripts as in prose, is that installing a system package is not, by itself,
-high privilege — the reviewer still sees it listed."""
+grading rule (docs/grading.md), in scripts as in prose, is that installing a system package is
+not, by itself, high privilege — the reviewer still sees it listed."""
 
 
 SIGNALS: dict[str, str] = {

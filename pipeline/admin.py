@@ -1,8 +1,9 @@
 """Operator views of the pipeline: records, not forms.
 
 Every page here is read-only (Django's view-only pages, without Save buttons): states change
-only through pipeline services, reviewers act in the review queue, and the one operator action,
-replaying dead letters, is an admin action that calls the dead-letter service.
+only through pipeline services, reviewers act in the review queue, and the operator's actions on
+dead letters (replay, dismiss with a reason, resolve) are admin actions that call the
+dead-letter service.
 
 The lists run over tables that grow with history (a million submissions, five million audit
 events): each page, filter and search reads an index (pipeline.models) and counts within
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -31,10 +34,12 @@ from pipeline.models import (
     SubmissionStateEvent,
 )
 from pipeline.presentation import event_details, short_id, yes_no
-from pipeline.services.dead_letters import replay
+from pipeline.services import dead_letters
 from registry.presentation import produced_by
 
 _MEDIA_CSS = {"all": ("pipeline/admin.css",)}
+ERROR_SHOWN = 160
+"""Characters of an attempt's error shown in the list."""
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -114,6 +119,7 @@ class AttemptInline(ReadOnlyInline):
         "attempt",
         "status",
         "error_class",
+        "error_message",
         "worker",
         "finished_at",
     )
@@ -306,6 +312,9 @@ class SubmissionStateEventAdmin(SubmissionColumn, ReadOnlyAdmin):
 
 @admin.register(ProcessingAttempt)
 class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
+    """Step attempts, newest first; a failed one says why in the list (the admin home links
+    here per failure class: what failed and why, one click from home)."""
+
     list_display = (
         "started_at",
         "submission_link",
@@ -314,6 +323,7 @@ class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
         "attempt",
         "status",
         "error_class",
+        "error",
         "worker",
     )
     list_filter = (
@@ -325,28 +335,51 @@ class ProcessingAttemptAdmin(SubmissionColumn, ReadOnlyAdmin):
     list_select_related = ("submission",)
     sortable_by = ("started_at",)
 
+    @admin.display(description="error")
+    def error(self, attempt: ProcessingAttempt) -> str:
+        """The error's first line (the whole message on hover and on the attempt's page)."""
+        if not attempt.error_message:
+            return "—"
+        first = attempt.error_message.strip().splitlines()[0]
+        shown = first if len(first) <= ERROR_SHOWN else f"{first[: ERROR_SHOWN - 1]}…"
+        return format_html('<span title="{}">{}</span>', attempt.error_message, shown)
+
+
+class DismissForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        max_length=2000,
+        help_text="Why these dead letters need nothing more (kept with each).",
+    )
+
 
 @admin.register(DeadLetter)
 class DeadLetterAdmin(SubmissionColumn, ReadOnlyAdmin):
     list_display = (
         "created_at",
+        "status",
         "reason",
         "task_name",
         "submission_link",
         "stage",
         "error_class",
+        "attempts",
         "replayed",
     )
     list_filter = (
+        "status",
         "reason",
         "error_class",
         "task_name",
-        ("replayed_at", admin.EmptyFieldListFilter),
     )
     search_fields = ("submission__id", "task_id", "error_message")
     list_select_related = ("submission",)
     readonly_fields = (
         "created_at",
+        "status",
+        "closed_at",
+        "closed_by",
+        "close_reason",
         "reason",
         "task_name",
         "task_id",
@@ -354,13 +387,15 @@ class DeadLetterAdmin(SubmissionColumn, ReadOnlyAdmin):
         "stage",
         "error_class",
         "error_message",
+        "attempts",
         "traceback",
         "payload",
+        "message_key",
         "replay_count",
         "replayed_at",
         "replayed_by",
     )
-    actions = ("replay_selected",)
+    actions = ("replay_selected", "dismiss_selected", "resolve_selected")
 
     @admin.display(description="replayed", ordering="replayed_at")
     def replayed(self, letter: DeadLetter) -> str:
@@ -378,19 +413,75 @@ class DeadLetterAdmin(SubmissionColumn, ReadOnlyAdmin):
         permissions=["replay"],
     )
     def replay_selected(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
+        results = []
         for letter in queryset.select_related("submission"):
             try:
-                result = replay(letter, actor=request.user.get_username())
+                results.append(dead_letters.replay(letter, actor=request.user.get_username()))
             except Exception as exc:
                 self.message_user(
                     request, f"#{letter.pk}: broker unavailable ({exc})", messages.ERROR
                 )
-                return
-            level = messages.SUCCESS if result.replayed else messages.WARNING
-            self.message_user(request, f"#{letter.pk}: {result.message}", level)
+                break
+        self._report(request, "replayed", results)
+
+    @admin.action(
+        description="Dismiss with a reason: close without acting",
+        permissions=["replay"],
+    )
+    def dismiss_selected(
+        self, request: HttpRequest, queryset: QuerySet[DeadLetter]
+    ) -> TemplateResponse | None:
+        form = DismissForm(request.POST if "apply" in request.POST else None)
+        if not form.is_valid():
+            return TemplateResponse(
+                request,
+                "admin/pipeline/deadletter/dismiss.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "title": "Dismiss dead letters",
+                    "letters": list(queryset),
+                    "form": form,
+                    "opts": self.model._meta,
+                },
+            )
+        actor = request.user.get_username()
+        reason = form.cleaned_data["reason"]
+        self._report(
+            request,
+            "dismissed",
+            [dead_letters.dismiss(letter, actor, reason) for letter in queryset],
+        )
+        return None
+
+    @admin.action(
+        description="Resolve: close those whose submission has ended",
+        permissions=["replay"],
+    )
+    def resolve_selected(self, request: HttpRequest, queryset: QuerySet[DeadLetter]) -> None:
+        actor = request.user.get_username()
+        self._report(
+            request,
+            "resolved",
+            [
+                dead_letters.resolve(letter, actor)
+                for letter in queryset.select_related("submission")
+            ],
+        )
+
+    def _report(
+        self, request: HttpRequest, verb: str, results: list[dead_letters.ActionResult]
+    ) -> None:
+        """One line per dead letter, saying what was done or why nothing was, and a summary that
+        is an error when nothing could be done."""
+        done = sum(result.done for result in results)
+        for result in results:
+            level = messages.SUCCESS if result.done else messages.WARNING
+            self.message_user(request, f"#{result.dead_letter_id}: {result.message}", level)
+        level = messages.SUCCESS if done else messages.ERROR
+        self.message_user(request, f"{verb} {done} of {len(results)} dead letter(s)", level)
 
     def has_replay_permission(self, request: HttpRequest) -> bool:
-        """Replaying needs the dead letter's change permission (operators hold it), although
+        """Acting on dead letters needs their change permission (operators hold it), although
         the record itself is never edited."""
         return request.user.has_perm("pipeline.change_deadletter")
 

@@ -267,12 +267,21 @@ class ProcessingAttempt(models.Model):
 
 
 class DeadLetter(models.Model):
-    """A message the pipeline gave up on; the broker holds a copy in ``submission-dlq``."""
+    """A message the pipeline gave up on. The broker keeps a copy in ``submission-dlq`` for as
+    long as the dead letter is open (the record of last resort: a reconciler makes this row from
+    the copy when the database was down at the time); closing it removes the copy, so the
+    queue's depth is the number of open dead letters."""
 
     class Reason(models.TextChoices):
         RETRIES_EXHAUSTED = "retries_exhausted", "Retries exhausted"
         CRASH_LOOP = "crash_loop", "Worker died on it repeatedly"
         POISON = "poison", "Undecodable or unknown message"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        REPLAYED = "replayed", "Replayed"
+        DISMISSED = "dismissed", "Dismissed"
+        RESOLVED = "resolved", "Resolved (the submission ended)"
 
     submission = models.ForeignKey(
         Submission, null=True, blank=True, on_delete=models.PROTECT, related_name="dead_letters"
@@ -285,6 +294,20 @@ class DeadLetter(models.Model):
     error_message = models.TextField(blank=True)
     traceback = models.TextField(blank=True)
     payload = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveIntegerField(
+        default=0, help_text="Times the step ran on this message before it was given up on."
+    )
+    message_key = models.CharField(
+        max_length=200,
+        unique=True,
+        null=True,
+        blank=True,
+        help_text="Identifies the copy in submission-dlq (one row per dead-lettered message).",
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.CharField(max_length=150, blank=True)
+    close_reason = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     replayed_at = models.DateTimeField(null=True, blank=True)
     replayed_by = models.CharField(max_length=150, blank=True)
@@ -293,17 +316,19 @@ class DeadLetter(models.Model):
     class Meta:
         ordering = ("-created_at",)
         indexes = [
-            # Newest first (the admin and the API's cursor), and the ones still to replay.
+            # Newest first (the admin and the API's cursor), and the open ones.
             models.Index(fields=["created_at", "id"], name="dead_letter_by_time"),
             models.Index(
-                fields=["created_at"],
-                condition=Q(replayed_at__isnull=True),
-                name="dead_letter_pending",
+                fields=["created_at"], condition=Q(status="open"), name="dead_letter_open"
             ),
         ]
 
     def __str__(self) -> str:
         return f"{self.task_name or 'message'} {self.reason} {self.created_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
 
 
 class TimeoutBucket(models.Model):

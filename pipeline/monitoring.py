@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Count
 from kombu import Connection
 
-from config.celery import ALL_QUEUES, declare_topology
+from config.celery import ALL_QUEUES, DEAD_LETTER_QUEUE, declare_topology
 from pipeline import rollups
 from pipeline.models import (
     DeadLetter,
@@ -80,7 +81,7 @@ def queue_counts(now: datetime) -> dict[str, Any]:
             status=ProcessingAttempt.Status.RUNNING
         ).count(),
         "submissions_by_state": rollups.submissions_by_state(),
-        "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
+        "dead_letters_pending": open_dead_letters(),
     }
 
 
@@ -135,6 +136,30 @@ def queue_depths() -> dict[str, int | None]:
         return {queue.name: None for queue in ALL_QUEUES}
 
 
+def open_dead_letters() -> int:
+    """Dead letters still waiting for an operator (replayed, dismissed and resolved ones are
+    closed)."""
+    return DeadLetter.objects.filter(status=DeadLetter.Status.OPEN).count()
+
+
+def open_dead_letters_by_reason() -> dict[str, int]:
+    rows = DeadLetter.objects.filter(status=DeadLetter.Status.OPEN).values_list("reason")
+    return dict(rows.annotate(n=Count("id")).values_list("reason", "n"))
+
+
+def dead_letter_queue_status(depths: dict[str, int | None] | None = None) -> dict[str, Any]:
+    """The broker's submission-dlq against the open dead letters: after each reconciliation
+    pass they agree, so a lasting ``difference`` (messages minus open rows) means a pass is
+    failing. ``queue`` and ``difference`` are None when the broker cannot be reached."""
+    depth = (depths if depths is not None else queue_depths()).get(DEAD_LETTER_QUEUE.name)
+    opened = open_dead_letters()
+    return {
+        "queue": depth,
+        "open": opened,
+        "difference": None if depth is None else depth - opened,
+    }
+
+
 def broker_status(depths: dict[str, int | None]) -> str:
     return "unreachable" if any(depth is None for depth in depths.values()) else "ok"
 
@@ -180,7 +205,8 @@ def queue_metrics(now: datetime) -> dict[str, Any]:
         "broker": broker_status(depths),
         "job_failure_rate": job_failure_rate(first_hour),
         "timeouts": timeouts_by_hour(first_hour),
-        "dead_letters_pending": DeadLetter.objects.filter(replayed_at__isnull=True).count(),
+        "dead_letters_pending": open_dead_letters(),
+        "dead_letter_queue": dead_letter_queue_status(depths),
         "reviews": {
             "open": sum(by_state[state] for state in REVIEW_STATES),
             "overdue": overdue_review_count(now),

@@ -15,7 +15,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from pipeline import monitoring, rollups
+from pipeline import monitoring, rollups, selectors
+from pipeline.fleet import CONSUMED_QUEUES, fleet_status
 from pipeline.models import DeadLetter, TimeoutBucket
 from registry.metrics import RescanCollector
 from reviews.metrics import RulePrecisionCollector
@@ -78,6 +79,23 @@ class PipelineCollector(Collector):
         for row in DeadLetter.objects.values("reason").annotate(n=Count("id")):
             letters.add_metric([row["reason"]], row["n"])
         yield letters
+        open_letters = GaugeMetricFamily(
+            "skillgate_dead_letters_open",
+            "Dead letters waiting for an operator (not replayed, dismissed or resolved).",
+            labels=["reason"],
+        )
+        open_by_reason = monitoring.open_dead_letters_by_reason()
+        for reason in DeadLetter.Reason.values:
+            open_letters.add_metric([reason], open_by_reason.get(reason, 0))
+        yield open_letters
+        dlq = metrics["dead_letter_queue"]
+        if dlq["difference"] is not None:
+            yield GaugeMetricFamily(
+                "skillgate_dead_letter_queue_difference",
+                "Messages in submission-dlq minus open dead letters: 0 once reconciled; "
+                "anything else for long means the reconciliation sweep is failing.",
+                value=dlq["difference"],
+            )
 
         timeouts = CounterMetricFamily(
             "skillgate_timeouts",
@@ -132,8 +150,48 @@ class PipelineCollector(Collector):
             )
 
 
+class FleetCollector(Collector):
+    """Worker liveness per queue (Celery's inspection) and the broker's consumers per queue,
+    from ``pipeline.fleet`` (one inspection shared by scrapes within its time to live)."""
+
+    def collect(self):
+        fleet = fleet_status()
+        consumers = GaugeMetricFamily(
+            "skillgate_queue_consumers",
+            "Consumers the broker counts on each queue (absent when it is unreachable).",
+            labels=["queue"],
+        )
+        workers = GaugeMetricFamily(
+            "skillgate_workers_up",
+            "Workers that answered Celery's inspection and consume the queue; 0 means its "
+            "messages wait (absent when the workers could not be asked).",
+            labels=["queue"],
+        )
+        for queue in fleet.queues:
+            if queue.consumers is not None:
+                consumers.add_metric([queue.name], queue.consumers)
+            if queue.workers is not None and queue.name in CONSUMED_QUEUES:
+                workers.add_metric([queue.name], queue.workers)
+        yield consumers
+        yield workers
+
+
+class SlaCollector(Collector):
+    """Submissions that missed their pipeline deadline (the reviews' SLA is
+    ``skillgate_reviews{status="overdue"}``)."""
+
+    def collect(self):
+        yield CounterMetricFamily(
+            "skillgate_sla_timeouts",
+            "Submissions rejected for missing their pipeline deadline (SLA_TIMEOUT), all time.",
+            value=selectors.sla_timeouts(),
+        )
+
+
 _REGISTRY = CollectorRegistry(auto_describe=False)
 _REGISTRY.register(PipelineCollector())
+_REGISTRY.register(FleetCollector())
+_REGISTRY.register(SlaCollector())
 _REGISTRY.register(RescanCollector())
 _REGISTRY.register(RulePrecisionCollector())
 

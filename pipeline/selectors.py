@@ -31,6 +31,8 @@ from pipeline.states import AUTOMATED_STATES
 from pipeline.workflow import stage_label
 
 STALE_AFTER = timedelta(minutes=3)
+SLA_TIMEOUT_TRIGGER = "sla-timeout"
+"""The audit trigger of a submission rejected for missing its pipeline deadline."""
 SCANS_WITH_RESULTS = Prefetch("scans", queryset=ScanResult.objects.select_related("result"))
 """Prefetch a submission's scans with the grading results they point to, in one query each."""
 # A search word matches the submissions of at most this many accounts whose username holds it.
@@ -163,3 +165,12 @@ def staleness(submission: Submission, now: datetime) -> dict[str, object] | None
             f"{STALE_AFTER.seconds // 60} minutes without progress"
         ),
     }
+
+
+def sla_timeouts(since: datetime | None = None) -> int:
+    """Submissions rejected for missing their pipeline deadline (since ``since``, or ever),
+    counted from the audit trail by its index on (trigger, time)."""
+    events = SubmissionStateEvent.objects.filter(trigger=SLA_TIMEOUT_TRIGGER)
+    if since is not None:
+        events = events.filter(created_at__gte=since)
+    return events.count()

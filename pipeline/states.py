@@ -1,4 +1,5 @@
-"""The submission state machine of seed 000 §2, plus DESIGN.md's two documented extensions."""
+"""The submission state machine of seed 000 §2, plus DESIGN.md's two documented extensions and
+the appeal (docs/reviewing.md)."""
 
 from __future__ import annotations
 
@@ -56,11 +57,19 @@ TERMINAL_STATES: frozenset[State] = frozenset({State.PUBLISHED, State.REJECTED, 
 # automated submission with an *error* outcome (seed 001).
 UNASSIGN = (State.TIER3_REVIEW, State.NEEDS_REVIEW)
 ERROR_REJECTION_SOURCES: frozenset[State] = AUTOMATED_STATES
+# The appeal: an author appeals a reviewer's rejection once, and a member of Security who grants
+# it takes the submission back into Tier 3 review, held by them, and approves it there (the
+# next edge is the seed's TIER3_REVIEW → PUBLISHED, in the same transaction). Only that trigger,
+# by a person, may take this edge (pipeline.transitions.check_allowed); a denied appeal changes
+# no state. REJECTED stays final for every other purpose.
+APPEAL = (State.REJECTED, State.TIER3_REVIEW)
+APPEAL_TRIGGER = "appeal-granted"
 
 VALID_TRANSITIONS: dict[State, frozenset[State]] = {
     state: targets
     | ({UNASSIGN[1]} if state == UNASSIGN[0] else set())
     | ({State.REJECTED} if state in ERROR_REJECTION_SOURCES else set())
+    | ({APPEAL[1]} if state == APPEAL[0] else set())
     for state, targets in SEED_TRANSITIONS.items()
 }
 

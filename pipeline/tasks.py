@@ -1,25 +1,25 @@
-"""Celery tasks: thin adapters from a message (a submission id) to a pipeline step.
+"""Celery tasks: thin adapters from a message (a submission id) to a pipeline step or a sweep.
 
-Routing, queues and time limits are declared in ``config/celery.py``. Retries use Celery's own
-exponential backoff with full jitter, for transient failures only; when a step gives up, the
-dead letter is recorded here and the worker rejects the message into ``submission-dlq``.
+Routing, queues and time limits are declared in ``config/celery.py``; how a failure is retried
+or given up on, in ``pipeline/task_bases.py``.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from billiard.einfo import ExceptionInfo
-from celery import Task, shared_task, signals
+from celery import shared_task, signals
 from django.conf import settings
 from django.utils import timezone
 
 from grading.tier1.catalogue import load_catalogue
 from pipeline import rollups, workflow
-from pipeline.errors import TRANSIENT_EXCEPTIONS
-from pipeline.services import failures, rescans, steps, sweeps
-from pipeline.services.attempts import StepContext
+from pipeline.services import dead_letter_queue, dead_letters, rescans, schedules, steps, sweeps
+from pipeline.task_bases import PipelineStep, SweepTask
 from registry.rescans import RETRY_LATER
+
+logger = logging.getLogger(__name__)
 
 
 @signals.worker_init.connect
@@ -29,54 +29,32 @@ def _compile_rules_before_forking(**kwargs: Any) -> None:
     load_catalogue()
 
 
-class PipelineStep(Task):
-    autoretry_for = TRANSIENT_EXCEPTIONS
-    max_retries = 3
-    retry_backoff = settings.SKILLGATE_RETRY_BACKOFF_S
-    retry_backoff_max = 300
-    retry_jitter = True
-
-    def step_context(self) -> StepContext:
-        request = self.request
-        return StepContext(
-            task_name=self.name,
-            task_id=request.id or "",
-            worker=request.hostname or "",
-            attempt=(request.retries or 0) + 1,
-            redelivered=bool((request.delivery_info or {}).get("redelivered")),
-        )
-
-    def on_failure(
-        self,
-        exc: Exception,
-        task_id: str,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-        einfo: ExceptionInfo,
-    ) -> None:
-        failures.give_up(
-            args[0] if args else None,
-            task_name=self.name,
-            task_id=task_id,
-            exc=exc,
-            traceback=str(einfo),
-            retries=self.request.retries or 0,
-        )
+@signals.beat_init.connect
+def _sweeps_follow_settings(**kwargs: Any) -> None:
+    """Beat starts with the sweep schedules in step with its settings (see
+    pipeline.services.schedules); a database that is down leaves them as they were."""
+    try:
+        changed = schedules.sync()
+    except Exception:
+        logger.warning("could not bring the sweep schedules in step", exc_info=True)
+        return
+    if changed:
+        logger.info("sweep schedules updated to the settings: %s", ", ".join(changed))
 
 
 @shared_task(bind=True, base=PipelineStep, name=workflow.SCAN.task)
 def scan(self: PipelineStep, submission_id: str) -> None:
-    steps.run_intake_and_scan(submission_id, self.step_context())
+    self.run_step(steps.run_intake_and_scan, submission_id)
 
 
 @shared_task(bind=True, base=PipelineStep, name=workflow.JUDGE.task)
 def judge(self: PipelineStep, submission_id: str) -> None:
-    steps.run_judge(submission_id, self.step_context())
+    self.run_step(steps.run_judge, submission_id)
 
 
 @shared_task(bind=True, base=PipelineStep, name=workflow.PUBLISH.task)
 def publish(self: PipelineStep, submission_id: str) -> None:
-    steps.run_publish(submission_id, self.step_context())
+    self.run_step(steps.run_publish, submission_id)
 
 
 @shared_task(
@@ -92,17 +70,17 @@ def rescan(campaign_id: str) -> None:
     rescans.drain(campaign_id)
 
 
-@shared_task(name="pipeline.sweeps.resume_rescans")
+@shared_task(base=SweepTask, name="pipeline.sweeps.resume_rescans")
 def resume_rescans() -> dict[str, int]:
     return {"resumed": len(rescans.resume_stalled(timezone.now()))}
 
 
-@shared_task(name="pipeline.sweeps.fold_figures")
+@shared_task(base=SweepTask, name="pipeline.sweeps.fold_figures")
 def fold_figures() -> dict[str, int]:
     return {"folded": rollups.fold_pending()}
 
 
-@shared_task(name="pipeline.sweeps.recover_stuck")
+@shared_task(base=SweepTask, name="pipeline.sweeps.recover_stuck")
 def recover_stuck() -> dict[str, int]:
     report = sweeps.recover_stuck()
     return {
@@ -112,13 +90,20 @@ def recover_stuck() -> dict[str, int]:
     }
 
 
-@shared_task(name="pipeline.sweeps.enforce_deadlines")
+@shared_task(base=SweepTask, name="pipeline.sweeps.enforce_deadlines")
 def enforce_deadlines() -> dict[str, int]:
     report = sweeps.enforce_deadlines()
     return {"examined": report.examined, "timed_out": len(report.acted)}
 
 
-@shared_task(name="pipeline.sweeps.dispatch_undelivered")
+@shared_task(base=SweepTask, name="pipeline.sweeps.dispatch_undelivered")
 def dispatch_undelivered() -> dict[str, int]:
     report = sweeps.dispatch_undelivered()
     return {"examined": report.examined, "dispatched": len(report.acted)}
+
+
+@shared_task(base=SweepTask, name="pipeline.sweeps.reconcile_dead_letters")
+def reconcile_dead_letters() -> dict[str, int | bool]:
+    """Every message in submission-dlq on the record, and only the open ones kept there."""
+    resolved = dead_letters.resolve_ended_elsewhere()
+    return {**dead_letter_queue.reconcile().as_dict(), "resolved": resolved}

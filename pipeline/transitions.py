@@ -21,6 +21,8 @@ from config.statements import assignments, column, prepared, single_statements, 
 from pipeline.models import Submission, SubmissionStateEvent
 from pipeline.outcomes import Outcome, OutcomeKind
 from pipeline.states import (
+    APPEAL,
+    APPEAL_TRIGGER,
     ERROR_REJECTION_SOURCES,
     SEED_TRANSITIONS,
     TERMINAL_STATES,
@@ -94,6 +96,12 @@ def check_allowed(change: Change) -> None:
     if target not in TERMINAL_STATES and change.outcome is not None:
         raise IllegalTransition(f"{target} is not terminal and takes no outcome")
     is_seed_edge = target in SEED_TRANSITIONS[source]
+    if (source, target) == APPEAL and (
+        change.trigger != APPEAL_TRIGGER or change.actor.type != ActorType.ADMIN
+    ):
+        raise IllegalTransition(
+            f"{source} → {target} is reserved to a person granting an appeal ({APPEAL_TRIGGER})"
+        )
     if not is_seed_edge and target == State.REJECTED:
         # DESIGN.md extension: only the system gives up on an automated submission, and only
         # with an error outcome, never a verdict.

@@ -299,7 +299,12 @@ class SkillVersionAdmin(HistoryListAdmin):
             request,
             object_id,
             form_url,
-            {**(extra_context or {}), "status_actions": status_actions},
+            {
+                **(extra_context or {}),
+                "status_actions": status_actions,
+                # A quarantine withholds these files: the page lists them beside the action.
+                "version_files": version.bundle.as_bundle().files if version is not None else (),
+            },
         )
 
     def status_view(self, request: HttpRequest, object_id: str, action: str) -> HttpResponse:

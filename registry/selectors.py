@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    Case,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from config.listing import search_words
@@ -49,8 +60,69 @@ def search_versions(queryset: QuerySet[SkillVersion], term: str) -> QuerySet[Ski
     return queryset
 
 
+SEARCH_MAX_WORDS = 8
+SEARCH_WORD_MAX_CHARS = 64
+
+
+def search_skills(term: str) -> QuerySet[Skill]:
+    """Published skills matching every word of ``term`` in their name, owner or description
+    (any part, ignoring case; a trigram index on PostgreSQL), best first: the exact name, then
+    names starting with the first word, then names holding it, then the rest, each by owner
+    and name. Words past SEARCH_MAX_WORDS, and characters past SEARCH_WORD_MAX_CHARS in a word,
+    are ignored."""
+    words = [word[:SEARCH_WORD_MAX_CHARS] for word in search_words(term)][:SEARCH_MAX_WORDS]
+    queryset = published_skills()
+    for word in words:
+        queryset = queryset.filter(
+            Q(name__icontains=word) | Q(owner__icontains=word) | Q(description__icontains=word)
+        )
+    if not words:
+        return queryset.order_by("owner", "name")
+    first = words[0]
+    rank = Case(
+        When(name__iexact=first, then=Value(0)),
+        When(name__istartswith=first, then=Value(1)),
+        When(name__icontains=first, then=Value(2)),
+        default=Value(3),
+        output_field=IntegerField(),
+    )
+    return queryset.annotate(rank=rank).order_by("rank", "owner", "name")
+
+
 def skill_by_name(owner: str, name: str) -> Skill:
-    return get_object_or_404(published_skills(), owner=owner.lower(), name=name)
+    """A skill with a listed version; SkillQuarantined when every version is quarantined (the
+    name exists, but nothing of it may be given out), 404 when there is no such skill."""
+    skill = published_skills().filter(owner=owner.lower(), name=name).first()
+    if skill is not None:
+        return skill
+    hidden = Skill.objects.filter(owner=owner.lower(), name=name).first()
+    if hidden is not None and hidden.versions.exists():
+        raise SkillQuarantined(hidden, advisories_of(hidden))
+    raise Http404
+
+
+class SkillQuarantined(Exception):
+    """Every version of the skill is quarantined: ``advisories`` say why and what to do."""
+
+    def __init__(self, skill: Skill, advisories: list[VersionEvent]) -> None:
+        super().__init__(
+            f"every version of {skill} is quarantined: none can be installed; see the advisories"
+        )
+        self.skill = skill
+        self.advisories = advisories
+
+
+def advisories_of(skill: Skill) -> list[VersionEvent]:
+    """The quarantines in force on the skill's versions, newest first: for each quarantined
+    version the quarantine that put it where it is."""
+    latest: dict[int, VersionEvent] = {}
+    for event in advisories().filter(
+        version__skill=skill,
+        version__status=VersionStatus.QUARANTINED,
+        action=VersionEvent.Action.QUARANTINE,
+    ):
+        latest.setdefault(event.version_id, event)
+    return list(latest.values())
 
 
 def listed_versions(skill: Skill) -> QuerySet[SkillVersion]:

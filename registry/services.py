@@ -146,6 +146,38 @@ class Publication:
     to store them itself (see ``publish_version``); None once they are stored."""
 
 
+@dataclass(frozen=True)
+class PublicationPreview:
+    """What publishing a bundle would do now (read without the skill's lock: a publication
+    that commits first can change it; publishing itself reads again under the lock)."""
+
+    version: str
+    """The version number the bundle would be published as."""
+    creates: bool
+    """False when the files equal the latest available version, which is reused."""
+    quarantined: bool
+    """The files are quarantined elsewhere: the new version would be quarantined at once."""
+    latest: SkillVersion | None
+    """The skill's latest available version (what the bundle is compared with), if any."""
+
+
+def preview_publication(
+    owner: str, name: str, bundle_sha256: str, declared_version: str | None
+) -> PublicationPreview:
+    """The version ``publish_version`` would give these files in this skill, by its rules."""
+    skill = Skill.objects.filter(owner=owner.lower(), name=name).first()
+    latest = selectors.latest(skill) if skill is not None else None
+    if latest is not None and latest.bundle_id == bundle_sha256:
+        return PublicationPreview(latest.version, False, False, latest)
+    newest = skill.versions.newest_first().first() if skill is not None else None
+    return PublicationPreview(
+        versions.next_version(newest.version if newest else None, declared_version),
+        True,
+        selectors.quarantined_with_bundle(bundle_sha256).exists(),
+        latest,
+    )
+
+
 def publish_version(request: PublicationRequest, *, caller_stores: bool = False) -> Publication:
     """Give the request's bundle its version, inside the caller's transaction.
 

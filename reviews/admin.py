@@ -19,6 +19,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.text import slugify
 from django.utils.timesince import timesince
 
 from config.accounts import signed_in
@@ -26,11 +27,11 @@ from config.admin_lists import HistoryListAdmin
 from config.roles import is_security
 from grading.labels import category_label, privilege_label
 from pipeline.transitions import TransitionError
-from reviews import selectors
+from reviews import appeals, selectors
 from reviews.detail import review_page
 from reviews.feedback import mark_finding, rule_precision
 from reviews.forms import action_form
-from reviews.models import Review, VersionReview
+from reviews.models import Appeal, CannedReason, FindingFeedback, Review, VersionReview
 from reviews.rescan_reviews import DecisionUnavailable, decide, decisions_for
 from reviews.selectors import open_version_reviews
 from reviews.services import ACTIONS, Action, ReviewForbidden
@@ -41,17 +42,20 @@ if TYPE_CHECKING:
 ACTION_LABELS: dict[Action, str] = {
     Action.ASSIGN: "Assign to a reviewer",
     Action.APPROVE: "Approve and publish",
+    Action.REQUEST_CHANGES: "Request changes",
     Action.REJECT: "Reject",
     Action.UNASSIGN: "Unassign",
     Action.ESCALATE: "Escalate to security",
 }
 ACTION_HELP: dict[Action, str] = {
     Action.ASSIGN: "Moves the submission to Tier 3 review, held by the assignee.",
-    Action.APPROVE: "Publishes the skill with its next version.",
-    Action.REJECT: "Final. The reason is sent to the author.",
+    Action.APPROVE: "Publishes the skill with the version shown under What changed.",
+    Action.REQUEST_CHANGES: "The author is told what to change and submits the skill again.",
+    Action.REJECT: "Final, unless the author appeals (once). The reason is sent to the author.",
     Action.UNASSIGN: "Puts the review back in the queue.",
     Action.ESCALATE: "Hands the review to the Security group; only they can decide it then.",
 }
+APPEAL_DECISIONS = {"grant": appeals.grant, "deny": appeals.deny}
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -182,6 +186,8 @@ class ReviewAdmin(HistoryListAdmin):
             "title": "Review queue",
             # Re-scan items wait in the same queue, above the submissions, marked "re-scan".
             "rescan_reviews": open_version_reviews(),
+            # So do authors' appeals, for Security (who decides them).
+            "open_appeals": appeals.open_appeals() if is_security(request.user) else (),
             **(extra_context or {}),
         }
         return super().changelist_view(request, context)
@@ -261,6 +267,11 @@ class ReviewAdmin(HistoryListAdmin):
                 self.admin_site.admin_view(self.action_view),
                 name="reviews_review_act",
             ),
+            path(
+                "<path:object_id>/appeal/<str:decision>/",
+                self.admin_site.admin_view(self.appeal_view),
+                name="reviews_review_appeal",
+            ),
             *super().get_urls(),
         ]
 
@@ -299,22 +310,43 @@ class ReviewAdmin(HistoryListAdmin):
         return self._render(request, review, {chosen: form}, status=400)
 
     def mark_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """POST a reviewer's word on one finding, then back to the findings table."""
+        """POST a reviewer's word (and why) on one finding; back to the finding's row, with a
+        message saying what was recorded."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         review = self._review(request, object_id)
         try:
-            mark_finding(
+            feedback = mark_finding(
                 review.pk,
                 signed_in(request.user),
                 request.POST.get("rule_id", ""),
                 request.POST.get("file", ""),
                 int(request.POST.get("line", "0") or 0),
                 request.POST.get("verdict", ""),
+                request.POST.get("reason", ""),
             )
         except (ReviewForbidden, ValidationError, ValueError) as refused:
             messages.error(request, f"Could not mark the finding: {_plain(refused)}")
-        return redirect(self._detail_url(review) + "#tier1-findings")
+            return redirect(self._detail_url(review) + "#tier1-findings")
+        messages.success(request, _marked_message(feedback))
+        return redirect(self._detail_url(review) + f"#{finding_anchor(feedback)}")
+
+    def appeal_view(self, request: HttpRequest, object_id: str, decision: str) -> HttpResponse:
+        """POST Security's decision on the author's appeal (grant or deny, with a reason)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        review = self._review(request, object_id)
+        if decision not in APPEAL_DECISIONS:
+            raise Http404(f"no decision {decision!r}")
+        try:
+            appeal = APPEAL_DECISIONS[decision](
+                review.pk, signed_in(request.user), request.POST.get("reason", "")
+            )
+        except (ReviewForbidden, ValidationError, TransitionError) as refused:
+            messages.error(request, f"Could not {decision} the appeal: {_plain(refused)}")
+        else:
+            messages.success(request, _appeal_message(appeal))
+        return redirect(self._detail_url(review) + "#appeal")
 
     def precision_view(self, request: HttpRequest) -> HttpResponse:
         """Per-rule precision over the last 90 days, least precise first (operators)."""
@@ -326,7 +358,7 @@ class ReviewAdmin(HistoryListAdmin):
             {
                 **self.admin_site.each_context(request),
                 "title": "Rule precision (reviewers' marks, last 90 days)",
-                "rules": rule_precision(),
+                "rules": rule_precision(with_reasons=True),
                 "opts": self.model._meta,
             },
         )
@@ -349,7 +381,8 @@ class ReviewAdmin(HistoryListAdmin):
         bound: dict[Action, Form],
         status: int = 200,
     ) -> TemplateResponse:
-        page = review_page(review, signed_in(request.user))
+        user = signed_in(request.user)
+        page = review_page(review, user)
         forms = [
             {
                 "action": action,
@@ -370,6 +403,8 @@ class ReviewAdmin(HistoryListAdmin):
             "original": review,
             "page": page,
             "action_forms": forms,
+            "action_labels": {action.value: label for action, label in ACTION_LABELS.items()},
+            "may_decide_appeal": page.appeal is not None and appeals.may_decide(page.appeal, user),
             "has_view_permission": True,
         }
         return TemplateResponse(
@@ -390,7 +425,37 @@ def _success_message(action: Action, review: Review) -> str:
     if action == Action.APPROVE:
         assert submission.published_version is not None  # an approval publishes
         return f"Approved {name}: published as version {submission.published_version.version}."
+    if action == Action.REQUEST_CHANGES:
+        return f"Requested changes to {name}: the author is told what to change."
     return f"Rejected {name}."
+
+
+def finding_anchor(feedback: FindingFeedback) -> str:
+    """The id of a finding's row in the review page's findings table."""
+    return f"finding-{slugify(feedback.rule_id)}-{slugify(feedback.file)}-{feedback.line}"
+
+
+def _marked_message(feedback: FindingFeedback) -> str:
+    verdict = (
+        "confirmed"
+        if feedback.verdict == FindingFeedback.Verdict.CONFIRMED
+        else ("as a false positive")
+    )
+    said = f"Marked {feedback.rule_id} at {feedback.file}:{feedback.line} {verdict}"
+    if feedback.reason:
+        said += f" ({feedback.reason})"
+    return said + ". It counts in the rule's precision."
+
+
+def _appeal_message(appeal: Appeal) -> str:
+    submission = appeal.review.submission
+    name = f"{submission.skill_owner}/{submission.skill_name}"
+    if appeal.status == Appeal.Status.GRANTED:
+        version = submission.published_version
+        return (
+            f"Appeal granted: {name} is published as version {version.version if version else '?'}."
+        )
+    return f"Appeal denied: the rejection of {name} stands."
 
 
 @admin.register(VersionReview)
@@ -475,3 +540,64 @@ def _plain(error: Exception) -> str:
     if isinstance(error, ValidationError):
         return "; ".join(error.messages)
     return str(error)
+
+
+@admin.register(CannedReason)
+class CannedReasonAdmin(admin.ModelAdmin):
+    """The reasons reviewers pick when they reject or request changes: Security keeps them
+    (the Security group holds add, change and delete; reviewers read them)."""
+
+    list_display = ("title", "action", "position", "active")
+    list_filter = ("action", "active")
+    list_editable = ("position", "active")
+    search_fields = ("title", "text")
+    fields = ("action", "title", "text", "position", "active")
+
+
+@admin.register(Appeal)
+class AppealAdmin(admin.ModelAdmin):
+    """Authors' appeals of reviewers' rejections, open ones first. Each is decided on its
+    review's page, beside the review it appeals (Security only)."""
+
+    list_display = ("skill", "status", "filed_at", "author", "rejected_by", "decided_by")
+    list_filter = ("status",)
+    list_select_related = ("review__submission", "review__decided_by", "author", "decided_by")
+    search_fields = ("review__submission__skill_owner", "review__submission__skill_name")
+    ordering = ("-status", "filed_at")
+    actions = None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="skill")
+    def skill(self, appeal: Appeal) -> str:
+        submission = appeal.review.submission
+        return format_html(
+            '<a href="{}#appeal">{}/{}</a>',
+            reverse("admin:reviews_review_change", args=[appeal.pk]),
+            submission.skill_owner,
+            submission.skill_name,
+        )
+
+    @admin.display(description="rejected by")
+    def rejected_by(self, appeal: Appeal) -> str:
+        decided_by = appeal.review.decided_by
+        return decided_by.get_username() if decided_by else "—"
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        """An appeal is read and decided on its review's page."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        return redirect(reverse("admin:reviews_review_change", args=[object_id]) + "#appeal")

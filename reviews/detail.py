@@ -1,5 +1,8 @@
-"""What a reviewer sees on a review's page: the bundle with every Tier 1 finding and Tier 2
-concern marked at its line, both tiers' results, the audit trail and the time in queue.
+"""What a reviewer sees on a review's page: what the submission changes against the skill's
+latest published version (reviews.comparison) and the version approving creates, other
+submissions or versions of the same files (reviews.twins), the bundle with every Tier 1
+finding and Tier 2 concern marked at its line (merged where they say the same, reviews.marks),
+both tiers' results, an appeal if there is one, the audit trail and the time in queue.
 
 Skill text is untrusted: it is only ever rendered escaped, and characters a person cannot see
 (zero-width, bidirectional overrides, tag characters, controls) are shown as visible
@@ -8,7 +11,6 @@ Skill text is untrusted: it is only ever rendered escaped, and characters a pers
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,34 +27,20 @@ from pipeline.states import State
 from registry.bundles import SKILL_FILE, Bundle
 from registry.models import GradingResult
 from registry.presentation import produced_by
+from reviews.comparison import Comparison, compare
 from reviews.feedback import marks_of
-from reviews.models import Review, ReviewPeriod
-from reviews.services import Action, allowed_actions, refusal
+from reviews.marks import Mark, MarksByLine, Segment, marks_by_line, visible_segments
+from reviews.models import Appeal, FindingFeedback, Review, ReviewPeriod
+from reviews.services import Action, allowed_actions, refusal, twin_refusal
+from reviews.twins import Twins, twins_of
+from skillformat.skillmd import SkillManifest
 
-_INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Co", "Cs", "Cn", "Zl", "Zp"})
 _PERIOD_LABELS = {
     (State.NEEDS_REVIEW, False): "Waiting in the queue",
     (State.TIER3_REVIEW, False): "In Tier 3 review",
     (State.NEEDS_REVIEW, True): "Waiting for Security",
     (State.TIER3_REVIEW, True): "In Security review",
 }
-
-
-@dataclass(frozen=True)
-class Mark:
-    """A finding or concern shown under the line it points at."""
-
-    source: str
-    severity: str
-    title: str
-    message: str
-    snippet: str = ""
-
-
-@dataclass(frozen=True)
-class Segment:
-    text: str
-    hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,8 +79,8 @@ class FindingRow:
     rule_id: str = ""
     file: str = ""
     line: int = 0
-    mark: str = ""
-    """The reviewer's word on a Tier 1 finding: "confirmed", "false_positive" or not yet."""
+    mark: FindingFeedback | None = None
+    """The reviewer's word on a Tier 1 finding (verdict, reason, who), or None yet."""
 
 
 @dataclass(frozen=True)
@@ -130,8 +118,13 @@ class ReviewPage:
     audit_trail: list[AuditEntry]
     periods: QuerySet[ReviewPeriod]
     time_in_queue: list[QueueTime]
+    comparison: Comparison | None = None
+    twins: Twins | None = None
+    appeal: Appeal | None = None
     actions: list[Action] = field(default_factory=list)
     notice: str = ""
+    held_back: list[tuple[Action, str]] = field(default_factory=list)
+    """Actions the state allows but a decision on identical files forbids, with the reason."""
 
     @property
     def tier2_produced_by(self) -> str:
@@ -156,17 +149,24 @@ def review_page(review: Review, user: User, now: datetime | None = None) -> Revi
     concerns = [c.to_dict() for c in tier2.tier2_record.judgement.concerns] if tier2 else []
     assert submission.bundle is not None, "a submission reaches review only once scanned"
     bundle = submission.bundle.as_bundle()
-    files = annotate_files(bundle, findings, concerns)
-    marks = marks_of(review)
+    marks = marks_by_line(findings, concerns)
+    files = annotate_files(bundle, marks)
+    feedback = marks_of(review)
     anchors = {view.path: view.anchor for view in files}
     periods = review.periods.select_related("assignee")
     actions = allowed_actions(review, user)
+    held_back: list[tuple[Action, str]] = [
+        (action, reason)
+        for action in actions
+        if action in (Action.APPROVE, Action.REJECT, Action.REQUEST_CHANGES)
+        and (reason := twin_refusal(submission, action))
+    ]
     return ReviewPage(
         review=review,
         privileges=[privilege_label(privilege) for privilege in review.privileges],
         tier1=tier1,
         tier2=tier2,
-        findings=[_finding_row(f, anchors, marks) for f in _by_severity(findings)],
+        findings=[_finding_row(f, anchors, feedback) for f in _by_severity(findings)],
         concerns=[_concern_row(c, anchors) for c in _by_severity(concerns)],
         criteria=_criteria(tier2),
         files=files,
@@ -175,35 +175,23 @@ def review_page(review: Review, user: User, now: datetime | None = None) -> Revi
         ],
         periods=periods,
         time_in_queue=time_in_queue(list(periods), now or timezone.now()),
-        actions=actions,
+        comparison=compare(
+            submission.skill_owner,
+            submission.skill_name,
+            bundle,
+            SkillManifest.from_json(submission.bundle.manifest),
+            marks,
+        ),
+        twins=twins_of(submission),
+        appeal=Appeal.objects.filter(review=review).select_related("decided_by").first(),
+        actions=[action for action in actions if action not in dict(held_back)],
         notice=refusal(review, user),
+        held_back=held_back,
     )
 
 
-def annotate_files(
-    bundle: Bundle, findings: list[dict[str, Any]], concerns: list[dict[str, Any]]
-) -> list[FileView]:
+def annotate_files(bundle: Bundle, marks: MarksByLine) -> list[FileView]:
     """The bundle's files, SKILL.md first, then those with marks, each line with its marks."""
-    marks: dict[str, dict[int | None, list[Mark]]] = {}
-    for finding in findings:
-        marks.setdefault(finding.get("file", ""), {}).setdefault(finding.get("line"), []).append(
-            Mark(
-                "Tier 1",
-                finding.get("severity", ""),
-                finding.get("rule_id", ""),
-                finding.get("message", ""),
-                finding.get("snippet", ""),
-            )
-        )
-    for concern in concerns:
-        marks.setdefault(concern.get("file", ""), {}).setdefault(concern.get("line"), []).append(
-            Mark(
-                "Tier 2",
-                concern.get("severity", ""),
-                category_label(concern.get("category", "")),
-                concern.get("evidence", ""),
-            )
-        )
     ordered = sorted(
         bundle.files, key=lambda f: (f.path != SKILL_FILE, f.path not in marks, f.path)
     )
@@ -234,28 +222,6 @@ def annotate_files(
             )
         )
     return views
-
-
-def visible_segments(text: str) -> tuple[Segment, ...]:
-    """Split a line into plain text and visible markers for characters one cannot see."""
-    if text.isascii() and text.isprintable():
-        return (Segment(text),)
-    segments: list[Segment] = []
-    plain: list[str] = []
-    for char in text:
-        if char != "\t" and (
-            unicodedata.category(char) in _INVISIBLE_CATEGORIES
-            or (unicodedata.category(char) == "Zs" and char != " ")
-        ):
-            if plain:
-                segments.append(Segment("".join(plain)))
-                plain = []
-            segments.append(Segment(f"⟦U+{ord(char):04X}⟧", hidden=True))
-        else:
-            plain.append(char)
-    if plain:
-        segments.append(Segment("".join(plain)))
-    return tuple(segments)
 
 
 def time_in_queue(periods: list[ReviewPeriod], now: datetime) -> list[QueueTime]:
@@ -293,7 +259,9 @@ def _line_anchor(anchors: dict[str, str], path: str, line: int | None) -> str:
 
 
 def _finding_row(
-    finding: dict[str, Any], anchors: dict[str, str], marks: dict[tuple[str, str, int], str]
+    finding: dict[str, Any],
+    anchors: dict[str, str],
+    marks: dict[tuple[str, str, int], FindingFeedback],
 ) -> FindingRow:
     path, line = finding.get("file", ""), finding.get("line")
     rule_id = finding.get("rule_id", "")
@@ -308,7 +276,7 @@ def _finding_row(
         rule_id=rule_id,
         file=path,
         line=line or 0,
-        mark=marks.get((rule_id, path, line or 0), ""),
+        mark=marks.get((rule_id, path, line or 0)),
     )
 
 

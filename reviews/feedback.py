@@ -18,6 +18,8 @@ from reviews.models import FindingFeedback, Review
 from reviews.services import ReviewForbidden, may_review
 
 PRECISION_WINDOW = timedelta(days=90)
+REASONS_SHOWN = 3
+REASONS_READ = 1000
 Verdict = FindingFeedback.Verdict
 
 
@@ -26,18 +28,33 @@ class RulePrecision:
     rule_id: str
     marked: int
     confirmed: int
+    reasons: tuple[str, ...] = ()
+    """The newest reasons reviewers gave with their marks (why they disagree, or agree)."""
 
     @property
     def precision(self) -> float:
         return self.confirmed / self.marked if self.marked else 0.0
 
 
+REASON_MAX_LENGTH = 500
+
+
 def mark_finding(
-    review_id: UUID, user: User, rule_id: str, file: str, line: int, verdict: str
+    review_id: UUID,
+    user: User,
+    rule_id: str,
+    file: str,
+    line: int,
+    verdict: str,
+    reason: str = "",
 ) -> FindingFeedback:
-    """Record (or change) the reviewer's word on a finding the review's Tier 1 result holds."""
+    """Record (or change) the reviewer's word on a finding the review's Tier 1 result holds,
+    with an optional reason (what the rule got wrong, or what makes it real)."""
     if verdict not in Verdict.values:
         raise ValidationError({"verdict": f"choose one of {', '.join(Verdict.values)}"})
+    reason = (reason or "").strip()
+    if len(reason) > REASON_MAX_LENGTH:
+        raise ValidationError({"reason": f"at most {REASON_MAX_LENGTH} characters"})
     review = Review.objects.select_related("submission").get(pk=review_id)
     if not may_review(user, review):
         raise ReviewForbidden("only a reviewer of this skill (not its author) marks its findings")
@@ -48,13 +65,21 @@ def mark_finding(
         rule_id=rule_id,
         file=file,
         line=line,
-        defaults={"verdict": verdict, "reviewer": user, "marked_at": timezone.now()},
+        defaults={
+            "verdict": verdict,
+            "reason": reason,
+            "reviewer": user,
+            "marked_at": timezone.now(),
+        },
     )
     return feedback
 
 
-def rule_precision(now: datetime | None = None) -> list[RulePrecision]:
-    """Per rule, over the last 90 days: findings marked and confirmed, least precise first."""
+def rule_precision(
+    now: datetime | None = None, *, with_reasons: bool = False
+) -> list[RulePrecision]:
+    """Per rule, over the last 90 days: findings marked and confirmed, least precise first;
+    ``with_reasons``, each with the newest reasons reviewers gave (the admin's page)."""
     since = (now or timezone.now()) - PRECISION_WINDOW
     rows = (
         FindingFeedback.objects.filter(marked_at__gte=since)
@@ -62,15 +87,35 @@ def rule_precision(now: datetime | None = None) -> list[RulePrecision]:
         .annotate(marked=Count("id"), confirmed=Count("id", filter=Q(verdict=Verdict.CONFIRMED)))
         .order_by("rule_id")
     )
-    figures = [RulePrecision(r["rule_id"], r["marked"], r["confirmed"]) for r in rows]
+    reasons = _latest_reasons(since) if with_reasons else {}
+    figures = [
+        RulePrecision(
+            r["rule_id"], r["marked"], r["confirmed"], tuple(reasons.get(r["rule_id"], ()))
+        )
+        for r in rows
+    ]
     return sorted(figures, key=lambda f: (f.precision, -f.marked, f.rule_id))
 
 
-def marks_of(review: Review) -> dict[tuple[str, str, int], str]:
+def _latest_reasons(since: datetime) -> dict[str, list[str]]:
+    reasons: dict[str, list[str]] = {}
+    for rule_id, verdict, reason in (
+        FindingFeedback.objects.filter(marked_at__gte=since)
+        .exclude(reason="")
+        .order_by("-marked_at")
+        .values_list("rule_id", "verdict", "reason")[:REASONS_READ]
+    ):
+        given = reasons.setdefault(rule_id, [])
+        if len(given) < REASONS_SHOWN:
+            given.append(f"{Verdict(verdict).label}: {reason}")
+    return reasons
+
+
+def marks_of(review: Review) -> dict[tuple[str, str, int], FindingFeedback]:
     """The review's marks by (rule, file, line), for the review page."""
     return {
-        (f.rule_id, f.file, f.line): f.verdict
-        for f in FindingFeedback.objects.filter(review=review)
+        (f.rule_id, f.file, f.line): f
+        for f in FindingFeedback.objects.filter(review=review).select_related("reviewer")
     }
 
 

@@ -26,6 +26,7 @@ class Review(models.Model):
     class Decision(models.TextChoices):
         APPROVED = "approved"
         REJECTED = "rejected"
+        CHANGES_REQUESTED = "changes_requested", "changes requested"
 
     submission = models.OneToOneField(
         "pipeline.Submission",
@@ -75,7 +76,7 @@ class Review(models.Model):
     )
     escalation_reason = models.TextField(blank=True)
 
-    decision = models.CharField(max_length=8, choices=Decision.choices, blank=True)
+    decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
     decision_reason = models.TextField(blank=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -115,7 +116,8 @@ class Review(models.Model):
 
     @property
     def status(self) -> str:
-        """One word for people: waiting, assigned, escalated, approved or rejected."""
+        """One word for people: waiting, assigned, escalated, approved, rejected or
+        changes_requested."""
         if self.decision:
             return self.decision
         if self.assignee_id is not None:
@@ -257,6 +259,9 @@ class FindingFeedback(models.Model):
     file = models.CharField(max_length=255)
     line = models.PositiveIntegerField()
     verdict = models.CharField(max_length=16, choices=Verdict.choices)
+    reason = models.TextField(
+        blank=True, help_text="Why, in the reviewer's words (optional): what the rule got wrong."
+    )
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
@@ -273,3 +278,82 @@ class FindingFeedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rule_id} at {self.file}:{self.line}: {self.verdict}"
+
+
+class CannedReason(models.Model):
+    """A reason reviewers pick instead of typing it, for rejecting or requesting changes.
+
+    Security keeps the list (add, edit, retire) in the admin; the text is what the author reads,
+    so it says what is wrong and what to do, in the registry's own words.
+    """
+
+    class Action(models.TextChoices):
+        REJECT = "reject", "Reject"
+        REQUEST_CHANGES = "request_changes", "Request changes"
+
+    action = models.CharField(max_length=16, choices=Action.choices)
+    title = models.CharField(max_length=80, help_text="What reviewers see in the list.")
+    text = models.TextField(help_text="What the author reads.")
+    position = models.PositiveSmallIntegerField(default=100, help_text="Lower comes first.")
+    active = models.BooleanField(default=True, help_text="Retired reasons are not offered.")
+
+    class Meta:
+        ordering = ("action", "position", "title")
+        verbose_name = "canned reason"
+        constraints = [
+            models.UniqueConstraint("action", "title", name="canned_reason_title_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()}: {self.title}"
+
+
+class Appeal(models.Model):
+    """An author's appeal of a reviewer's rejection: once per submission, with a reason.
+
+    It waits for the Security group beside the original review (its page shows both), and
+    Security grants it (the submission is published, through the audited transitions) or denies
+    it (the rejection stands); the decision and its reason are kept here and shown to the
+    author. A decided appeal is never changed again.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        GRANTED = "granted"
+        DENIED = "denied"
+
+    review = models.OneToOneField(
+        Review,
+        primary_key=True,
+        on_delete=models.PROTECT,
+        related_name="appeal",
+        help_text="The review whose rejection is appealed (keyed by its submission).",
+    )
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reason = models.TextField()
+    filed_at = models.DateTimeField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    decision_reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("filed_at",)
+        indexes = [
+            models.Index(
+                fields=["filed_at"], condition=Q(status="open"), name="appeal_open_by_time"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"appeal of {self.review_id} ({self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN

@@ -9,17 +9,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import BooleanField, Case, ExpressionWrapper, Q, QuerySet, Value, When
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from config.listing import distinct_values
 from pipeline.models import Submission
-from pipeline.states import REVIEW_STATES, State
-from reviews.models import Review, ReviewCategory, VersionReview
-from reviews.roles import ACT_PERMISSION, SECURITY_PERMISSION
+from pipeline.roles import VIEW_ALL_SUBMISSIONS
+from pipeline.states import REVIEW_STATES, ActorType, State
+from reviews.models import Appeal, Review, ReviewCategory, VersionReview
+from reviews.roles import ACT_PERMISSION, SECURITY_PERMISSION, VIEW_PERMISSION
 
 OPEN = "open"
 ALL = "all"
@@ -160,27 +162,81 @@ def eligible_assignees(review: Review) -> QuerySet[Any]:
     )
 
 
-def review_for_submitter(submission: Submission) -> dict[str, Any] | None:
+A_REVIEWER = "a reviewer"
+"""How a reviewer is named to an author who may not see reviewers' names."""
+_NAMES_IN_EVENTS = ("assignee", "previous_assignee")
+_REVIEWERS_ONLY_IN_EVENTS = {"escalated-to-security": ("reason",)}
+
+
+def sees_reviewer_names(viewer: User | AnonymousUser) -> bool:
+    """Authors see who reviewed them only where the site says so
+    (``SKILLGATE_SHOW_REVIEWER_NAMES``); reviewers and operators always do."""
+    return bool(
+        settings.SKILLGATE_SHOW_REVIEWER_NAMES
+        or viewer.has_perm(VIEW_PERMISSION)
+        or viewer.has_perm(VIEW_ALL_SUBMISSIONS)
+    )
+
+
+def event_as_seen_by(event: dict[str, Any], viewer: User | AnonymousUser) -> dict[str, Any]:
+    """An audit event (as the API shows it) for ``viewer``: to an author who may not see
+    reviewers' names, a person's action is "a reviewer"'s and the names in its details are
+    left out, as is what stays with the reviewers (why a review went to Security)."""
+    if sees_reviewer_names(viewer) or event.get("actor_type") != ActorType.ADMIN:
+        return event
+    hidden = (*_NAMES_IN_EVENTS, *_REVIEWERS_ONLY_IN_EVENTS.get(event.get("trigger", ""), ()))
+    metadata = {k: v for k, v in (event.get("metadata") or {}).items() if k not in hidden}
+    return {**event, "actor": A_REVIEWER, "metadata": metadata}
+
+
+def review_for_submitter(
+    submission: Submission, viewer: User | AnonymousUser
+) -> dict[str, Any] | None:
     """What the author sees of the review of their submission: where it stands and, once
-    decided, the decision. The security escalation's reason stays with the reviewers."""
+    decided, the decision. The security escalation's reason stays with the reviewers, and the
+    reviewers' names too unless ``viewer`` may see them (``sees_reviewer_names``)."""
     try:
         review = submission.review
     except Review.DoesNotExist:
         return None
+    named = sees_reviewer_names(viewer)
+
+    def name(user: User | None) -> str | None:
+        if user is None:
+            return None
+        return user.get_username() if named else A_REVIEWER
+
     decision = None
     if review.decision:
         decision = {
             "outcome": review.decision,
             "reason": review.decision_reason,
-            "by": review.decided_by.get_username() if review.decided_by else None,
+            "by": name(review.decided_by),
             "at": review.decided_at,
         }
     return {
         "status": review.status,
-        "assignee": review.assignee.get_username() if review.assignee else None,
+        "assignee": name(review.assignee),
         "due_at": review.due_at,
         "escalated": review.is_escalated,
         "decision": decision,
+        "appeal": appeal_for_author(review),
+    }
+
+
+def appeal_for_author(review: Review) -> dict[str, object] | None:
+    """The appeal as its author sees it: what they wrote, where it stands, the decision and its
+    reason (not who decided: Security decides)."""
+    appeal = Appeal.objects.filter(review=review).first()
+    if appeal is None:
+        return None
+    return {
+        "status": appeal.status,
+        "reason": appeal.reason,
+        "filed_at": appeal.filed_at,
+        "decision": None
+        if appeal.is_open
+        else {"reason": appeal.decision_reason, "at": appeal.decided_at},
     }
 
 

@@ -12,8 +12,14 @@ The actions and the state machine:
 - unassign: TIER3_REVIEW → NEEDS_REVIEW, back to the queue (DESIGN.md extension)
 - approve:  TIER3_REVIEW → PUBLISHED by the assignee, the version assigned as usual
 - reject:   NEEDS_REVIEW or TIER3_REVIEW → REJECTED, the reason becoming the author's verdict
+- request changes: the same edge, with the verdict CHANGES_REQUESTED: the skill may be
+            published once changed, and the author resubmits (a rejection is appealed instead)
 - escalate: TIER3_REVIEW → NEEDS_REVIEW marked escalated to the security group, with a reason;
             from then on only Security assigns, unassigns and decides
+
+Decisions on identical files of one skill cannot contradict each other: the second is refused
+with the reason (reviews.twins). A reason may be one of Security's canned reasons
+(``compose_reason``), with or without words of the reviewer's own.
 """
 
 from __future__ import annotations
@@ -38,7 +44,8 @@ from pipeline.services.publishing import publish
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, IllegalTransition, transition
 from registry.models import SkillVersion
-from reviews.models import Review, ReviewCategory, ReviewPeriod
+from reviews import twins
+from reviews.models import CannedReason, Review, ReviewCategory, ReviewPeriod
 from reviews.roles import ACT_PERMISSION, SECURITY_GROUP, SECURITY_PERMISSION
 
 logger = logging.getLogger(__name__)
@@ -54,6 +61,7 @@ class Action(StrEnum):
 
     ASSIGN = "assign"
     APPROVE = "approve"
+    REQUEST_CHANGES = "request_changes"
     REJECT = "reject"
     ESCALATE = "escalate"
     UNASSIGN = "unassign"
@@ -63,12 +71,18 @@ ACTION_SOURCES: dict[Action, frozenset[State]] = {
     Action.ASSIGN: frozenset({State.NEEDS_REVIEW}),
     Action.UNASSIGN: frozenset({State.TIER3_REVIEW}),
     Action.APPROVE: frozenset({State.TIER3_REVIEW}),
+    Action.REQUEST_CHANGES: frozenset({State.NEEDS_REVIEW, State.TIER3_REVIEW}),
     Action.REJECT: frozenset({State.NEEDS_REVIEW, State.TIER3_REVIEW}),
     Action.ESCALATE: frozenset({State.TIER3_REVIEW}),
 }
 # Taking a decision on an assigned review belongs to its assignee; anyone may unassign it, so
 # a review held by someone who is away can be freed.
-_ASSIGNEE_ONLY = frozenset({Action.APPROVE, Action.REJECT, Action.ESCALATE})
+_ASSIGNEE_ONLY = frozenset({Action.APPROVE, Action.REQUEST_CHANGES, Action.REJECT, Action.ESCALATE})
+CANNED_ACTIONS: dict[Action, str] = {
+    Action.REJECT: CannedReason.Action.REJECT,
+    Action.REQUEST_CHANGES: CannedReason.Action.REQUEST_CHANGES,
+}
+"""The actions whose reason may be one of Security's canned reasons."""
 
 
 class ReviewForbidden(PermissionDenied):
@@ -224,7 +238,7 @@ def refusal(review: Review, user: User) -> str:
     """Why ``user`` may not take an action that the review's state allows (the first reason
     found), so a page can say why a button is missing; empty when nothing is refused."""
     if not review.is_open:
-        return f"This review is closed: the submission was {review.decision}."
+        return f"This review is closed: the submission was {decided_as(review)}."
     for action in Action:
         try:
             check_action(review, review.submission.state, user, action)
@@ -236,16 +250,37 @@ def refusal(review: Review, user: User) -> str:
     return ""
 
 
+def decided_as(review: Review) -> str:
+    """The decision in a sentence's words: approved, rejected, sent back for changes."""
+    if review.decision == Review.Decision.CHANGES_REQUESTED:
+        return "sent back for changes"
+    return str(review.decision)
+
+
+def _check_consistent(review: Review, action: Action) -> None:
+    """Refuse a decision that contradicts one taken on the same files (under the bundle's
+    lock, so of two reviewers deciding identical submissions at once the second sees the
+    first's decision)."""
+    twins.lock_bundle(review.submission)
+    refused = twin_refusal(review.submission, action)
+    if refused:
+        raise ActionUnavailable(f"cannot {action.replace('_', ' ')}: {refused}")
+
+
 def _unavailable_message(review: Review, state: str, action: Action) -> str:
     if not review.is_open:
-        return f"cannot {action}: the review is closed (the submission was {review.decision})"
+        return (
+            f"cannot {action.replace('_', ' ')}: the review is closed (the submission was "
+            f"{decided_as(review)})"
+        )
     hint = {
         Action.ASSIGN: "it is already assigned; unassign it first",
         Action.UNASSIGN: "it is not assigned to anyone",
         Action.APPROVE: "assign it for Tier 3 review first",
         Action.ESCALATE: "assign it for Tier 3 review first",
     }.get(action, "")
-    return f"cannot {action} a submission in {state}" + (f": {hint}" if hint else "")
+    verb = action.replace("_", " ")
+    return f"cannot {verb} a submission in {state}" + (f": {hint}" if hint else "")
 
 
 # --- The actions --------------------------------------------------------------------------
@@ -343,6 +378,7 @@ def approve(submission_id: UUID, user: User, reason: str = "") -> Review:
     with transaction.atomic():
         review, state = _locked(submission_id)
         check_action(review, state, user, Action.APPROVE)
+        _check_consistent(review, Action.APPROVE)
         reason = _reason(reason, required=False)
         version = publish(
             review.submission,
@@ -360,25 +396,64 @@ def approve(submission_id: UUID, user: User, reason: str = "") -> Review:
 
 def reject(submission_id: UUID, user: User, reason: str) -> Review:
     """NEEDS_REVIEW or TIER3_REVIEW → REJECTED; the reason becomes the author's verdict."""
+    return _turn_down(
+        submission_id,
+        user,
+        reason,
+        Action.REJECT,
+        "reviewer-rejected",
+        Review.Decision.REJECTED,
+        lambda reason: Outcome.verdict(
+            OutcomeCode.REVIEWER_REJECTED, f"A reviewer rejected this skill: {reason}"
+        ),
+    )
+
+
+def request_changes(submission_id: UUID, user: User, reason: str) -> Review:
+    """NEEDS_REVIEW or TIER3_REVIEW → REJECTED with the verdict CHANGES_REQUESTED: the reason
+    says what to change, and the author submits the changed skill again."""
+    return _turn_down(
+        submission_id,
+        user,
+        reason,
+        Action.REQUEST_CHANGES,
+        "reviewer-requested-changes",
+        Review.Decision.CHANGES_REQUESTED,
+        lambda reason: Outcome.verdict(
+            OutcomeCode.CHANGES_REQUESTED,
+            f"A reviewer asks for changes before this skill is published: {reason} "
+            "Change the skill and submit it again.",
+        ),
+    )
+
+
+def _turn_down(
+    submission_id: UUID,
+    user: User,
+    reason: str,
+    action: Action,
+    trigger: str,
+    decision: str,
+    outcome: Callable[[str], Outcome],
+) -> Review:
     with transaction.atomic():
         review, state = _locked(submission_id)
-        check_action(review, state, user, Action.REJECT)
+        check_action(review, state, user, action)
+        _check_consistent(review, action)
         reason = _reason(reason, required=True)
         now = _transition(
             review,
             Change(
                 State(state),
                 State.REJECTED,
-                "reviewer-rejected",
+                trigger,
                 _actor(user),
                 metadata={"reason": reason, "escalated": review.is_escalated},
-                outcome=Outcome.verdict(
-                    OutcomeCode.REVIEWER_REJECTED, f"A reviewer rejected this skill: {reason}"
-                ),
+                outcome=outcome(reason),
             ),
         )
-        _record_decision(review, user, Review.Decision.REJECTED, reason, now)
-        _next_period(review, now, Action.REJECT, user)
+        _record_decision(review, user, decision, reason, now)
+        _next_period(review, now, action, user)
     return _fresh(review)
 
 
@@ -386,9 +461,69 @@ ACTIONS: dict[Action, Callable[..., Review]] = {
     Action.ASSIGN: assign,
     Action.UNASSIGN: unassign,
     Action.APPROVE: approve,
+    Action.REQUEST_CHANGES: request_changes,
     Action.REJECT: reject,
     Action.ESCALATE: escalate,
 }
+
+
+# --- Identical files, canned reasons ------------------------------------------------------
+
+
+def twin_refusal(submission: Submission, action: Action) -> str:
+    """Why ``action`` would contradict a decision already taken on the same files of the same
+    skill (reviews.twins), or "" when it would not."""
+    if action == Action.APPROVE:
+        earlier = twins.turned_down(submission).first()
+        if earlier is None:
+            return ""
+        review = Review.objects.filter(pk=earlier.pk).select_related("decided_by").first()
+        verb = (
+            "asked for changes to"
+            if earlier.outcome_code == OutcomeCode.CHANGES_REQUESTED
+            else "rejected"
+        )
+        who = review.decided_by.get_username() if review and review.decided_by else "a reviewer"
+        why = f": {review.decision_reason}" if review and review.decision_reason else ""
+        return (
+            f"{who} {verb} these exact files in submission {earlier.pk}{why}. Decisions on "
+            "identical files cannot contradict each other: decide this one the same way (if "
+            "that decision was wrong, its author can appeal it)"
+        )
+    if action in CANNED_ACTIONS:
+        version = twins.published_twin(submission)
+        if version is None:
+            return ""
+        return (
+            f"these exact files are published as {version}. Decisions on identical files cannot "
+            f"contradict each other: approving publishes them again as {version.version}; to "
+            "withdraw them, Security quarantines that version"
+        )
+    return ""
+
+
+def compose_reason(action: Action, canned_id: int | None, words: str) -> str:
+    """The reason of a reject or request-changes: one of Security's canned reasons for that
+    action (active), the reviewer's own words, or the canned text followed by them."""
+    words = (words or "").strip()
+    if canned_id is None:
+        return words
+    canned = CannedReason.objects.filter(
+        pk=canned_id, action=CANNED_ACTIONS.get(action, ""), active=True
+    ).first()
+    if canned is None:
+        raise ValidationError(
+            {"canned_reason": f"no canned reason {canned_id} for {action.replace('_', ' ')}"},
+            code="invalid_choice",
+        )
+    return f"{canned.text}\n\n{words}" if words else canned.text
+
+
+def canned_reasons(action: Action) -> list[CannedReason]:
+    """The reasons offered for ``action``, in Security's order."""
+    if action not in CANNED_ACTIONS:
+        return []
+    return list(CannedReason.objects.filter(action=CANNED_ACTIONS[action], active=True))
 
 
 # --- The review SLA -----------------------------------------------------------------------

@@ -39,6 +39,14 @@ install_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+  # promtool checks the shipped alert rules and dashboard queries (deploy/); the server it
+  # comes with is not used (no recommended exporters either).
+  if ! command -v promtool >/dev/null 2>&1; then
+    echo "services: installing prometheus (for promtool) from Debian"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      prometheus >/dev/null
+  fi
 }
 
 start_postgres() {

@@ -1,6 +1,6 @@
 """The offline, deterministic judge: a score from Tier 1's evidence and fitted weights.
 
-Formula (also in the README)::
+Formula (also in docs/grading.md)::
 
     x             = features(Tier 1 findings)        # one value in [0, 1) per threat category,
                                                      # plus corroboration across groups (features)

@@ -106,11 +106,16 @@ class OpenAICompatibleJudge:
         except openai.APITimeoutError as exc:
             raise JudgeTimeout(f"no answer from {self.model} in time: {exc}") from exc
         except openai.RateLimitError as exc:
-            raise JudgeRateLimited(f"rate limited (HTTP 429): {exc}") from exc
+            raise JudgeRateLimited(f"rate limited (HTTP 429): {exc}", status=429) from exc
         except openai.APIConnectionError as exc:
-            raise JudgeUnreachable(f"cannot reach the judge endpoint: {exc}") from exc
+            raise JudgeUnreachable(
+                f"cannot reach the judge endpoint: {exc} ({exc.__cause__ or 'no cause given'})",
+                cause=exc,
+            ) from exc
         except openai.APIStatusError as exc:
-            raise JudgeProviderError(f"judge endpoint answered HTTP {exc.status_code}") from exc
+            raise JudgeProviderError(
+                f"judge endpoint answered HTTP {exc.status_code}", status=exc.status_code
+            ) from exc
         except (openai.APIError, json.JSONDecodeError) as exc:
             raise JudgeOutputInvalid(f"unusable response from the judge endpoint: {exc}") from exc
 

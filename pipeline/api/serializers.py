@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
+from pipeline.explanations import deciding_reasons
 from pipeline.models import ScanResult, Submission, SubmissionStateEvent
+from pipeline.outcomes import OutcomeCode, OutcomeKind
 from pipeline.selectors import staleness
-from reviews.selectors import review_for_submitter
+from reviews.selectors import event_as_seen_by, review_for_submitter
 
 
 class StrictTextField(serializers.CharField):
@@ -58,6 +61,9 @@ class SubmissionCreateSerializer(serializers.Serializer):
 
 
 class EventSerializer(serializers.ModelSerializer):
+    """An audit event; to an author, reviewers appear as "a reviewer" unless the site shows
+    their names (``reviews.selectors.event_as_seen_by``, given the viewer as ``request``)."""
+
     class Meta:
         model = SubmissionStateEvent
         fields = (
@@ -69,6 +75,84 @@ class EventSerializer(serializers.ModelSerializer):
             "metadata",
             "created_at",
         )
+
+    def to_representation(self, instance: SubmissionStateEvent) -> dict[str, Any]:
+        shown = dict(super().to_representation(instance))
+        request = self.context.get("request")
+        return event_as_seen_by(shown, request.user) if request is not None else shown
+
+
+class OutcomeSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=OutcomeKind.choices,
+        help_text="verdict: about the skill; error: our failure, submit again.",
+    )
+    code = serializers.ChoiceField(choices=OutcomeCode.choices)
+    message = serializers.CharField(help_text="What happened and what to do, in words.")
+
+
+class FindingSerializer(serializers.Serializer):
+    """One Tier 1 rule hit."""
+
+    rule_id = serializers.CharField()
+    category = serializers.CharField()
+    severity = serializers.ChoiceField(choices=["info", "low", "medium", "high", "critical"])
+    confidence = serializers.ChoiceField(choices=["low", "medium", "high"])
+    file = serializers.CharField()
+    line = serializers.IntegerField(help_text="1-based; 0 for a finding about the whole file.")
+    column = serializers.IntegerField()
+    snippet = serializers.CharField(help_text="The text the rule matched.")
+    message = serializers.CharField()
+    remediation = serializers.CharField(help_text="How to fix it.")
+    span = serializers.CharField(
+        help_text="The kind of text the hit was in: instruction, shipped_code, discussion, …"
+    )
+
+
+class ConcernSerializer(serializers.Serializer):
+    """One concern of the Tier 2 judge."""
+
+    category = serializers.CharField()
+    severity = serializers.CharField()
+    file = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+    evidence = serializers.CharField()
+
+
+class DecidingReasonSerializer(serializers.Serializer):
+    """One thing that decided the outcome, where it is and how to fix it."""
+
+    # The API's field is named "source"; DRF's Field.source is another (instance) attribute.
+    source = serializers.ChoiceField(  # type: ignore[assignment]
+        choices=["tier1", "judge", "policy"],
+        help_text="tier1: a rule's finding; judge: a Tier 2 concern; policy: the decision's rule.",
+    )
+    rule = serializers.CharField()
+    severity = serializers.CharField(allow_blank=True)
+    file = serializers.CharField(allow_blank=True)
+    line = serializers.IntegerField(allow_null=True)
+    line_text = serializers.CharField(allow_blank=True, help_text="The line itself.")
+    message = serializers.CharField()
+    fix = serializers.CharField(allow_blank=True)
+
+
+class ReviewDecisionSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=["approved", "rejected"])
+    reason = serializers.CharField(allow_blank=True)
+    by = serializers.CharField(
+        allow_null=True, help_text='The reviewer; "a reviewer" unless the site shows names.'
+    )
+    at = serializers.DateTimeField(allow_null=True)
+
+
+class ReviewForAuthorSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    assignee = serializers.CharField(
+        allow_null=True, help_text='"a reviewer" unless the site shows reviewers\' names.'
+    )
+    due_at = serializers.DateTimeField(allow_null=True)
+    escalated = serializers.BooleanField()
+    decision = ReviewDecisionSerializer(allow_null=True)
 
 
 class _ScanSerializer(serializers.Serializer):
@@ -88,7 +172,7 @@ class Tier1ScanSerializer(_ScanSerializer):
     high_privilege = serializers.SerializerMethodField()
     privileges = serializers.SerializerMethodField()
 
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    @extend_schema_field(FindingSerializer(many=True))
     def get_findings(self, scan: ScanResult) -> list[dict[str, Any]]:
         return [finding.to_dict() for finding in scan.result.tier1_report.findings]
 
@@ -116,7 +200,7 @@ class Tier2ScanSerializer(_ScanSerializer):
         """The decision policy's thresholds when this verdict was taken."""
         return scan.result.tier2_record.thresholds.to_dict()
 
-    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    @extend_schema_field(ConcernSerializer(many=True))
     def get_concerns(self, scan: ScanResult) -> list[dict[str, Any]]:
         return [c.to_dict() for c in scan.result.tier2_record.judgement.concerns]
 
@@ -129,6 +213,27 @@ class Tier2ScanSerializer(_ScanSerializer):
 
     def get_reasons(self, scan: ScanResult) -> list[str]:
         return list(scan.result.tier2_record.decision.reasons)
+
+
+class PublishedVersionSerializer(serializers.Serializer):
+    version = serializers.CharField()
+    url = serializers.CharField()
+
+
+class StalenessSerializer(serializers.Serializer):
+    stale = serializers.BooleanField()
+    stale_since = serializers.DateTimeField()
+    stale_stage = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ScansSerializer(serializers.Serializer):
+    tier1 = Tier1ScanSerializer(allow_null=True, help_text="Tier 1 (rules); null until scanned.")
+    tier2 = Tier2ScanSerializer(allow_null=True, help_text="Tier 2 (judge); null until judged.")
+    late = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Results that arrived after the submission had ended (kept, changing nothing).",
+    )
 
 
 class SubmissionSummarySerializer(serializers.ModelSerializer):
@@ -154,7 +259,7 @@ class SubmissionSummarySerializer(serializers.ModelSerializer):
     def get_skill(self, submission: Submission) -> dict[str, str]:
         return {"owner": submission.skill_owner, "name": submission.skill_name}
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(OutcomeSerializer(allow_null=True))
     def get_outcome(self, submission: Submission) -> dict[str, str] | None:
         outcome = submission.outcome
         return outcome.as_dict() if outcome else None
@@ -173,11 +278,12 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
     version = serializers.SerializerMethodField()
     staleness = serializers.SerializerMethodField()
     review = serializers.SerializerMethodField()
+    deciding = serializers.SerializerMethodField()
 
     class Meta(SubmissionSummarySerializer.Meta):
         fields = (
-            "id", "url", "state", "skill", "source", "bundle_sha256", "outcome", "scans",
-            "review", "version", "staleness", "deadline_at", "created_at", "updated_at",
+            "id", "url", "state", "skill", "source", "bundle_sha256", "outcome", "deciding",
+            "scans", "review", "version", "staleness", "deadline_at", "created_at", "updated_at",
         )  # fmt: skip
 
     @extend_schema_field(OpenApiTypes.OBJECT)
@@ -192,7 +298,7 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
             "commit": submission.resolved_commit,
         }
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(ScansSerializer)
     def get_scans(self, submission: Submission) -> dict[str, Any]:
         scans = list(submission.scans.all())
         current = {scan.tier: scan for scan in scans if not scan.is_late}
@@ -207,8 +313,9 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
             ],
         }
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(PublishedVersionSerializer(allow_null=True))
     def get_version(self, submission: Submission) -> dict[str, str] | None:
+        """The version it published (null until published)."""
         version = submission.published_version
         if version is None:
             return None
@@ -222,11 +329,20 @@ class SubmissionDetailSerializer(SubmissionSummarySerializer):
             ),
         }
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(StalenessSerializer(allow_null=True))
     def get_staleness(self, submission: Submission) -> dict[str, object] | None:
+        """Set once the submission made no progress for 3 minutes in an automated stage."""
         return staleness(submission, timezone.now())
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(ReviewForAuthorSerializer(allow_null=True))
     def get_review(self, submission: Submission) -> dict[str, object] | None:
         """The Tier 3 review: status, assignee, due date, escalated, decision (or null)."""
-        return review_for_submitter(submission)
+        request = self.context.get("request")
+        viewer = request.user if request is not None else AnonymousUser()
+        return review_for_submitter(submission, viewer)
+
+    @extend_schema_field(DecidingReasonSerializer(many=True))
+    def get_deciding(self, submission: Submission) -> list[dict[str, Any]]:
+        """What decided the outcome when the skill was not simply published: each finding with
+        its file, line, the line itself and the fix (empty while on its way or published)."""
+        return [reason.to_dict() for reason in deciding_reasons(submission)]

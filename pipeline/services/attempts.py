@@ -45,6 +45,8 @@ class StepContext:
     worker: str = ""
     attempt: int = 1
     redelivered: bool = False
+    previous_failure: str = ""
+    """The class of the failure the previous run of this message ended in (a retry)."""
 
 
 class CrashLoopDetected(Exception):
@@ -77,16 +79,19 @@ def start_attempt(
 
     On PostgreSQL one statement reads all of it and records the attempt. A redelivered message
     takes the long way: its lost deliveries are counted first, and a crash loop raises
-    CrashLoopDetected before the step runs again.
+    CrashLoopDetected before the step runs again. So does a retry: the earlier runs the database
+    could not record are recorded first.
     """
     reads = reads or {}
-    if single_statements() and not context.redelivered:
+    if single_statements() and not context.redelivered and context.attempt == 1:
         return _start_in_one_statement(submission_id, context, stages, bundle_fields, reads)
     submission = Submission.objects.select_related("bundle").filter(pk=submission_id).first()
     if submission is None or submission.state not in stages:
         _nothing_to_do(submission_id, context, submission)
         return None
     lost = _mark_lost_deliveries(context.task_id) if context.redelivered else 0
+    if context.attempt > 1:
+        _close_unrecorded_runs(context, submission)
     if lost >= MAX_LOST_DELIVERIES:
         raise CrashLoopDetected(
             f"the worker died {lost} times running {context.task_name} on this submission"
@@ -310,6 +315,49 @@ def _mark_lost_deliveries(task_id: str) -> int:
     return ProcessingAttempt.objects.filter(
         task_id=task_id, error_class=ErrorClass.WORKER_LOST
     ).count()
+
+
+def _close_unrecorded_runs(context: StepContext, submission: Submission) -> None:
+    """Put on the record the earlier runs of this message whose end (or whole run) the database
+    could not record. A run still 'running' failed with the class the retry carries; a run with
+    no row at all failed before it could write one, which only happens while the database is
+    unreachable: ``infrastructure``. Attempt rows and the failure counts then say how many runs
+    there were, and how each ended."""
+    now = timezone.now()
+    closed = ProcessingAttempt.objects.filter(
+        task_id=context.task_id, status=ProcessingAttempt.Status.RUNNING
+    ).update(
+        status=ProcessingAttempt.Status.FAILED,
+        error_class=context.previous_failure or ErrorClass.INFRASTRUCTURE,
+        error_message="failed while the database could not record its end",
+        finished_at=now,
+    )
+    for _ in range(closed):
+        record_timeout(context.previous_failure or ErrorClass.INFRASTRUCTURE, 0.0)
+    recorded = set(
+        ProcessingAttempt.objects.filter(task_id=context.task_id).values_list("attempt", flat=True)
+    )
+    missing = [n for n in range(1, context.attempt) if n not in recorded]
+    if not missing:
+        return
+    ProcessingAttempt.objects.bulk_create(
+        ProcessingAttempt(
+            submission=submission,
+            stage=submission.state,
+            task_name=context.task_name,
+            task_id=context.task_id,
+            worker=context.worker,
+            attempt=number,
+            status=ProcessingAttempt.Status.FAILED,
+            error_class=ErrorClass.INFRASTRUCTURE,
+            error_message="failed while the database was unreachable; recorded by a later run",
+            started_at=now,
+            finished_at=now,
+        )
+        for number in missing
+    )
+    for _ in missing:
+        record_timeout(ErrorClass.INFRASTRUCTURE, 0.0, now)
 
 
 def _finish(

@@ -1,5 +1,5 @@
-"""The demo ``make run`` shows: an admin, a reviewer, an author with an API token, a few skills
-submitted once the whole fleet is up (so Flower sees their tasks), and the banner."""
+"""The demo ``make run`` shows: an admin, a reviewer, an author with a scoped API token, a few
+skills submitted once the whole fleet is up (so Flower sees their tasks), and the banner."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from pathlib import Path
 from celery import current_app
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, User
-from rest_framework.authtoken.models import Token
 
+from accounts import tokens
+from accounts.models import ApiToken
+from config import scopes
 from pipeline.models import Submission
 from pipeline.services.submissions import SubmissionRequest, create_submission
 from pipeline.sources.folder import files_from_folder
@@ -28,19 +30,24 @@ from pipeline.states import AUTOMATED_STATES
 class Account:
     user: User
     password: str
-    token: str
+    token: str = ""
+    """The account's API token (read, submit, yank), when it was asked for one."""
 
 
 def ensure_account(
-    username: str, password_file: Path, *, superuser: bool = False, groups: tuple[str, ...] = ()
+    username: str,
+    password_file: Path,
+    *,
+    superuser: bool = False,
+    groups: tuple[str, ...] = (),
+    token_file: Path | None = None,
 ) -> Account:
     """The account, created with a random password kept in ``password_file`` on first use;
-    an account in ``groups`` is staff (reviewers work in the admin)."""
-    password_file.parent.mkdir(parents=True, exist_ok=True)
-    if not password_file.exists():
-        password_file.write_text(secrets.token_urlsafe(12))
-        password_file.chmod(0o600)
-    password = password_file.read_text().strip()
+    an account in ``groups`` is staff (reviewers work in the admin). With ``token_file``, the
+    account gets an API token whose key is kept there (the registry keeps only its hash, so
+    the file is what lets every banner show it): a new one whenever the key there no longer
+    works (first run, a fresh database, revoked, expired)."""
+    password = _secret(password_file, lambda: secrets.token_urlsafe(12))
     user_model = get_user_model()
     user = user_model.objects.filter(username=username).first()
     if user is None:
@@ -55,8 +62,26 @@ def ensure_account(
         user.is_staff = True
         user.save(update_fields=["is_staff"])
         user.groups.add(*Group.objects.filter(name__in=groups))
-    token, _ = Token.objects.get_or_create(user=user)
-    return Account(user=user, password=password, token=token.key)
+    key = _api_key(user, token_file) if token_file else ""
+    return Account(user=user, password=password, token=key)
+
+
+def _secret(path: Path, make: Callable[[], str]) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.write_text(make())
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _api_key(user: User, token_file: Path) -> str:
+    key = token_file.read_text().strip() if token_file.exists() else ""
+    found = tokens.find(key) if key else None
+    if isinstance(found, ApiToken) and found.user_id == user.pk:
+        return key
+    issued = tokens.issue(user, "demo", scopes.AUTHOR_SCOPES, days=tokens.MAX_DAYS)
+    token_file.unlink(missing_ok=True)
+    return _secret(token_file, lambda: issued.key)
 
 
 def submit_demo_skills(author: User, folder: Path) -> list[Submission]:

@@ -29,6 +29,7 @@ from pipeline.transitions import Actor, Change, CompanionWrite, transition
 from registry import services as registry
 from registry.models import Skill, SkillVersion
 from registry.publication import first_ids
+from registry.versions import numbering_note
 from skillformat.skillmd import SkillManifest
 
 
@@ -105,6 +106,7 @@ def publish(
                     submission,
                     registry.Publication(version, created=True),
                     (skill, version, first_event),
+                    declared_version=request.declared_version,
                     actor=actor,
                     trigger=trigger,
                     metadata=metadata,
@@ -118,6 +120,7 @@ def publish(
             submission,
             publication,
             publication.unsaved or (),
+            declared_version=request.declared_version,
             actor=actor,
             trigger=trigger,
             metadata=metadata,
@@ -130,6 +133,7 @@ def _apply(
     publication: registry.Publication,
     stored_with_it: Sequence[Model],
     *,
+    declared_version: str | None,
     actor: Actor,
     trigger: str,
     metadata: dict[str, Any] | None,
@@ -150,7 +154,9 @@ def _apply(
                 "skill_id": version.skill_id,
                 "new_version": publication.created,
             },
-            outcome=Outcome.verdict(OutcomeCode.PUBLISHED, _published_message(publication)),
+            outcome=Outcome.verdict(
+                OutcomeCode.PUBLISHED, _published_message(publication, declared_version)
+            ),
             updates={"published_version": version},
         ),
         entered_at=submission.state_changed_at,
@@ -206,11 +212,12 @@ def publication_request(
     )
 
 
-def _published_message(publication: registry.Publication) -> str:
+def _published_message(publication: registry.Publication, declared_version: str | None) -> str:
     version = publication.version
     message = f"Published as {version}"
     if not publication.created:
         return f"{message} (identical to the latest version)"
     if version.status == SkillVersion.Status.QUARANTINED:
         return f"{message}, quarantined at once: {version.status_reason}"
-    return message
+    note = numbering_note(version.version, declared_version)
+    return f"{message} ({note})" if note else message

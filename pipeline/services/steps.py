@@ -14,12 +14,14 @@ marked *late* and changes nothing (seed 002 §4.5).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -27,9 +29,11 @@ from django.utils import timezone
 from config.statements import column, converted, table
 from grading import policy, tier1
 from grading.judges import get_judge, judge_reads_files
+from grading.labels import category_label
 from grading.records import Thresholds, Tier2Record, decode_tier1
 from grading.types import Decision, Finding, Judgement, Tier1Report
 from pipeline import workflow
+from pipeline.error_classes import ErrorClass
 from pipeline.models import ScanResult, Submission
 from pipeline.outcomes import Outcome, OutcomeCode
 from pipeline.services.attempts import (
@@ -41,6 +45,7 @@ from pipeline.services.attempts import (
 )
 from pipeline.services.intake import take_in
 from pipeline.services.publishing import PublicationReads, publication_reads, publish
+from pipeline.services.timeouts import record_timeout
 from pipeline.signals import submission_needs_review
 from pipeline.sources.errors import SourceRejected
 from pipeline.states import TERMINAL_STATES, State
@@ -83,13 +88,60 @@ def run_intake_and_scan(submission_id: str, context: StepContext) -> None:
         routing = _routing(started)
         if routing is None:
             return
+        if routing.timed_out is not None:
+            _store_and_apply(started, None, (routing.change, _time_limit(routing.timed_out)))
+            return
         if routing.change.to_state != State.TIER1_SCANNING:
             _store_and_apply(started, routing.result, (routing.change,))
             return
-        report = routing.tier1 or tier1.scan(routing.bundle.scan_input())
+        try:
+            report = routing.tier1 or _tier1_scan(routing.bundle.scan_input())
+        except Tier1TimeLimit as timed_out:
+            _store_and_apply(started, None, (routing.change, _time_limit(timed_out)))
+            return
         verdict = _verdict(report, vendor_held=routing.vendor_held)
         result = routing.result or _tier1_result(routing.bundle.sha256, report)
         _store_and_apply(started, result, (routing.change, verdict))
+
+
+class Tier1TimeLimit(Exception):
+    """Tier 1 ran into the step's soft time limit. Tier 1 is deterministic: the same files
+    would take as long again, so this is a property of the bundle, never retried."""
+
+    def __init__(self, elapsed_s: float) -> None:
+        super().__init__(f"Tier 1 stopped at its time limit after {elapsed_s:.1f}s")
+        self.elapsed_s = elapsed_s
+
+
+def _tier1_scan(scan_input: dict[str, str | bytes]) -> Tier1Report:
+    started = time.monotonic()
+    try:
+        return tier1.scan(scan_input)
+    except SoftTimeLimitExceeded as exc:
+        elapsed = time.monotonic() - started
+        record_timeout(ErrorClass.SCAN_TIMEOUT, elapsed * 1000)
+        raise Tier1TimeLimit(elapsed) from exc
+
+
+def _time_limit(timed_out: Tier1TimeLimit) -> Change:
+    """The bundle is refused (TIER1_FAILED, a verdict on this bundle) with a message that says
+    why: it cannot be verified within the limit, and resubmitting it unchanged would not help.
+    Chosen over sending it to a person: a reviewer would judge files no rule has read."""
+    limit = settings.SKILLGATE_SCAN_TIME_LIMIT_S
+    return Change(
+        State.TIER1_SCANNING,
+        State.TIER1_FAILED,
+        "tier1-time-limit",
+        Actor.worker(),
+        {"elapsed_s": round(timed_out.elapsed_s, 1), "time_limit_s": limit},
+        outcome=Outcome.verdict(
+            OutcomeCode.TIER1_TIME_LIMIT,
+            f"Tier 1 could not finish checking this bundle within its {limit:g}-second limit. "
+            "The check is deterministic, so the same files would take as long again: the "
+            "bundle is refused unverified. This usually comes from very long runs of repeated "
+            "or generated text; remove or shorten them and submit again.",
+        ),
+    )
 
 
 def run_intake(submission_id: str, context: StepContext) -> None:
@@ -211,6 +263,7 @@ class Routing:
     vendor_held: bool = False
     tier1: Tier1Report | None = None
     result: _Graded | None = None
+    timed_out: Tier1TimeLimit | None = None
 
 
 def _routing(started: Started) -> Routing | None:
@@ -234,7 +287,19 @@ def _routing(started: Started) -> Routing | None:
             decided_at=decided_at,
         )
         return Routing(change, intake.bundle)
-    report = tier1.scan(intake.bundle.scan_input())
+    try:
+        report = _tier1_scan(intake.bundle.scan_input())
+    except Tier1TimeLimit as timed_out:
+        change = Change(
+            State.RECEIVED,
+            State.TIER1_SCANNING,
+            "vendor-tier1-time-limit",
+            Actor.system(),
+            metadata=intake.metadata,
+            updates=intake.updates,
+            decided_at=decided_at,
+        )
+        return Routing(change, intake.bundle, vendor_held=True, timed_out=timed_out)
     critical = [f for f in report.findings if f.severity == "critical"]
     metadata = {**intake.metadata, "tier1_findings": len(report.findings)}
     if critical:
@@ -264,7 +329,11 @@ def _scan(started: Started, stored: Tier1Report | None) -> None:
     """Tier 1 on a submission waiting in TIER1_SCANNING (see ``run_scan``), or its ``stored``
     report from intake."""
     submission = started.submission
-    report = stored or tier1.scan(_scan_input(submission))
+    try:
+        report = stored or _tier1_scan(_scan_input(submission))
+    except Tier1TimeLimit as timed_out:
+        _store_and_apply(started, None, (_time_limit(timed_out),))
+        return
     verdict = _verdict(report, vendor_held=submission.vendor_org_id is not None)
     result = None if stored else _tier1_result(_bundle_sha256(submission), report)
     _store_and_apply(started, result, (verdict,))
@@ -459,11 +528,21 @@ def _judge_change(judgement: Judgement, decision: Decision) -> Change:
             OutcomeCode.SCORE_TOO_LOW,
             f"The judge scored this skill {judgement.score}/100, below the "
             f"{settings.SKILLGATE_REVIEW_MIN_SCORE} needed for review. Main concerns: "
-            + (
-                "; ".join(f"{c.category} in {c.file}" for c in judgement.concerns[:_TOP_FINDINGS])
-                or "none listed"
-            ),
+            + (_main_concerns(judgement) or "none listed"),
         ),
+    )
+
+
+def _main_concerns(judgement: Judgement) -> str:
+    """The judge's first few concerns, each (category, file) once: a skill with five
+    credential reads in one file has one concern there, not five copies of it."""
+    seen: dict[tuple[str, str], int] = {}
+    for concern in judgement.concerns:
+        key = (category_label(concern.category), concern.file or "the skill")
+        seen[key] = seen.get(key, 0) + 1
+    return "; ".join(
+        f"{category} in {file}" + (f" ({count}×)" if count > 1 else "")
+        for (category, file), count in list(seen.items())[:_TOP_FINDINGS]
     )
 
 

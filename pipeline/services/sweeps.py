@@ -95,7 +95,7 @@ def enforce_deadlines(now: datetime | None = None) -> SweepReport:
             change = Change(
                 State(submission.state),
                 State.REJECTED,
-                "sla-timeout",
+                selectors.SLA_TIMEOUT_TRIGGER,
                 Actor.system(),
                 metadata={"deadline_at": submission.deadline_at.isoformat()},
                 outcome=Outcome.error(

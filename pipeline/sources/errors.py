@@ -22,9 +22,13 @@ class ContentTooLarge(SourceRejected):
 
 class SourceUnavailable(Exception):
     """The git host could not be reached or timed out: not the author's fault, try again
-    (HTTP 502/504)."""
+    (HTTP 502/504). ``error_class`` says what failed (``dns_failure``, ``connection_refused``,
+    ``tls_error``, ``http_4xx``, ``http_5xx``, ``fetch_timeout``, ``connection_failed``)."""
 
-    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+    def __init__(
+        self, message: str, *, timed_out: bool = False, error_class: str = "connection_failed"
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status_code = 504 if timed_out else 502
+        self.error_class = "fetch_timeout" if timed_out else error_class

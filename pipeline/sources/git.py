@@ -420,20 +420,53 @@ class _Git:
 
 
 def _classify_fetch_error(stderr: str, ref: str) -> Exception:
+    """What git's failure to talk to the host means: the author's mistake (a ref or repository
+    that does not exist) or the host's failure, classified by what failed."""
     lowered = stderr.lower()
     if "couldn't find remote ref" in lowered or "not our ref" in lowered:
         return SourceRejected("ref", f"ref {ref!r} was not found in the repository")
     if any(
         hint in lowered
-        for hint in ("not found", "does not appear to be a git repository", "authentication")
+        for hint in (
+            "not found",
+            "does not appear to be a git repository",
+            "authentication",
+            "returned error: 401",
+            "returned error: 403",
+            "returned error: 404",
+        )
     ):
         return SourceRejected(
             "repo_url", "the repository was not found or is not public; check the URL"
         )
     fatal = [line for line in stderr.splitlines() if line.startswith("fatal:")]
+    reason = (fatal or [_last_line(stderr.encode())])[0]
     return SourceUnavailable(
-        f"could not fetch the repository: {(fatal or [_last_line(stderr.encode())])[0]}"
+        f"could not fetch the repository: {reason}",
+        timed_out=_network_failure_class(lowered) == "fetch_timeout",
+        error_class=_network_failure_class(lowered),
     )
+
+
+_STDERR_HINTS = (
+    ("dns_failure", ("could not resolve host", "name or service not known",
+                     "temporary failure in name resolution", "could not resolve proxy")),
+    ("connection_refused", ("connection refused", "couldn't connect to server")),
+    ("fetch_timeout", ("timed out", "timeout was reached")),
+    ("tls_error", ("ssl", "tls", "gnutls", "certificate")),
+)  # fmt: skip
+_HTTP_STATUS = re.compile(r"returned error: (\d{3})")
+
+
+def _network_failure_class(lowered_stderr: str) -> str:
+    """The class of a failed fetch from git's (curl's) own words."""
+    for error_class, hints in _STDERR_HINTS:
+        if any(hint in lowered_stderr for hint in hints):
+            return error_class
+    status = _HTTP_STATUS.search(lowered_stderr)
+    if status:
+        return "http_4xx" if status.group(1).startswith("4") else "http_5xx"
+    return "connection_failed"
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

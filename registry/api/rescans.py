@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.scopes import OPERATE
 from registry import rescans
 from registry.models import RescanCampaign
 
@@ -81,16 +82,36 @@ class RescanCampaignSerializer(serializers.ModelSerializer):
         }
 
 
+@extend_schema_view(
+    list=extend_schema(
+        summary="Re-scan campaigns",
+        description="Every campaign, newest first, with its progress: total, done, changed, "
+        "failed and an estimate of when it ends.",
+    ),
+    retrieve=extend_schema(
+        summary="One re-scan campaign",
+        description="A campaign's scope, catalogue and judge versions, and its progress.",
+    ),
+)
 class RescanCampaignViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
     """Re-scan campaigns, newest first; ``POST`` starts one."""
 
     permission_classes = [MayRunRescans]
+    token_scope = OPERATE
     serializer_class = RescanCampaignSerializer
     queryset = RescanCampaign.objects.order_by("-started_at")
 
-    @extend_schema(request=RescanStartSerializer, responses={201: RescanCampaignSerializer})
+    @extend_schema(
+        request=RescanStartSerializer,
+        responses={201: RescanCampaignSerializer},
+        summary="Start a re-scan campaign",
+        description="Grades published and yanked versions again with today's rules and judge: "
+        "all of them, one owner's, or those published since a date. Operators, with the "
+        "`operate` scope.",
+        examples=[OpenApiExample("Everything", value={"all": True}, request_only=True)],
+    )
     def create(self, request: Request) -> Response:
         body = RescanStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)

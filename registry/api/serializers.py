@@ -196,3 +196,17 @@ class StatusChangeSerializer(serializers.Serializer):
                 {name: ["unknown field; allowed: reason"] for name in unknown}
             )
         return attrs
+
+
+class SkillFilterSerializer(serializers.Serializer):
+    """Exact filters of the skill and advisory lists, checked before any query (no NUL
+    characters, bounded lengths)."""
+
+    owner = serializers.CharField(required=False, max_length=100, help_text="Exactly this owner.")
+    name = serializers.CharField(required=False, max_length=64, help_text="Exactly this name.")
+
+
+class SearchQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(
+        max_length=500, trim_whitespace=True, help_text="The words to look for."
+    )

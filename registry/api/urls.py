@@ -12,6 +12,7 @@ _VERSION = "skills/<str:owner>/<str:name>/versions/<str:version>"
 
 urlpatterns = [
     path("skills", views.SkillList.as_view(), name="skill-list"),
+    path("search", views.SkillSearch.as_view(), name="skill-search"),
     path("skills/<str:owner>/<str:name>", views.SkillDetail.as_view(), name="skill-detail"),
     path(_VERSION, views.SkillVersionDetail.as_view(), name="skill-version"),
     path(f"{_VERSION}/archive", views.SkillVersionArchive.as_view(), name="skill-version-archive"),

@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import permissions
 from rest_framework.request import Request
 
-from reviews.roles import ACT_PERMISSION, VIEW_PERMISSION
+from reviews.roles import ACT_PERMISSION, SECURITY_PERMISSION, VIEW_PERMISSION
 
 
 class IsReviewer(permissions.BasePermission):
@@ -22,3 +22,13 @@ class IsReviewer(permissions.BasePermission):
             return False
         needed = VIEW_PERMISSION if request.method in permissions.SAFE_METHODS else ACT_PERMISSION
         return user.has_perm(needed)
+
+
+class IsSecurity(permissions.BasePermission):
+    """Members of the Security group (appeals); everyone else gets 403."""
+
+    message = "only members of the Security group can decide appeals"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        user = request.user
+        return bool(user and user.is_authenticated and user.has_perm(SECURITY_PERMISSION))

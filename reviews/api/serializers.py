@@ -10,7 +10,7 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from reviews import selectors
-from reviews.models import Review
+from reviews.models import Appeal, CannedReason, Review
 from reviews.services import REASON_MAX_LENGTH
 
 
@@ -108,3 +108,75 @@ class NoteSerializer(serializers.Serializer):
     reason = serializers.CharField(
         max_length=REASON_MAX_LENGTH, required=False, allow_blank=True, default=""
     )
+
+
+class DecisionReasonSerializer(serializers.Serializer):
+    """The reason of a reject or request-changes: a canned reason's id, words of your own, or
+    both (the canned text, then your words). One of the two is required."""
+
+    reason = serializers.CharField(
+        max_length=REASON_MAX_LENGTH, required=False, allow_blank=True, default=""
+    )
+    canned_reason = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="See GET /canned-reasons."
+    )
+
+
+class CannedReasonSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = CannedReason
+        fields = ("id", "action", "title", "text")
+
+
+class AppealRequestSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        max_length=REASON_MAX_LENGTH, help_text="Why the rejection is wrong, for Security."
+    )
+
+
+class AuthorAppealSerializer(serializers.Serializer):
+    """An appeal as its author sees it."""
+
+    status = serializers.ChoiceField(choices=Appeal.Status.choices)
+    reason = serializers.CharField()
+    filed_at = serializers.DateTimeField()
+    decision = serializers.JSONField(
+        allow_null=True, help_text="{reason, at} once Security decided; null while open."
+    )
+
+
+class AppealSerializer(serializers.ModelSerializer):
+    """An appeal as Security sees it, with the decision under appeal."""
+
+    submission_id = serializers.UUIDField(source="pk")
+    skill = serializers.SerializerMethodField()
+    author = serializers.CharField(source="author.get_username")
+    rejection = serializers.SerializerMethodField()
+    decided_by = serializers.SerializerMethodField()
+    state = serializers.CharField(source="review.submission.state")
+
+    class Meta:
+        model = Appeal
+        fields = (
+            "submission_id", "skill", "author", "reason", "filed_at", "status", "rejection",
+            "decision_reason", "decided_by", "decided_at", "state",
+        )  # fmt: skip
+
+    @extend_schema_field(
+        {"type": "object", "properties": {"owner": {"type": "string"}, "name": {"type": "string"}}}
+    )
+    def get_skill(self, appeal: Appeal) -> dict[str, str]:
+        submission = appeal.review.submission
+        return {"owner": submission.skill_owner, "name": submission.skill_name}
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_rejection(self, appeal: Appeal) -> dict[str, Any]:
+        review = appeal.review
+        return {
+            "reason": review.decision_reason,
+            "by": review.decided_by.get_username() if review.decided_by else None,
+            "at": review.decided_at,
+        }
+
+    def get_decided_by(self, appeal: Appeal) -> str | None:
+        return appeal.decided_by.get_username() if appeal.decided_by else None

@@ -3,7 +3,20 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from reviews.roles import GROUP_PERMISSIONS, sync_review_groups
+from config.roles import (
+    ACT_PERMISSION,
+    REVIEWERS_GROUP,
+    SECURITY_GROUP,
+    SECURITY_PERMISSION,
+    VIEW_PERMISSION,
+)
+from reviews.roles import sync_review_groups
+
+# The groups' permissions as this migration gave them (later migrations add to them).
+GROUP_PERMISSIONS = {
+    REVIEWERS_GROUP: (VIEW_PERMISSION, ACT_PERMISSION),
+    SECURITY_GROUP: (VIEW_PERMISSION, ACT_PERMISSION, SECURITY_PERMISSION),
+}
 
 
 def create_groups(apps, schema_editor):
@@ -13,7 +26,7 @@ def create_groups(apps, schema_editor):
     review_app.models_module = True
     create_permissions(review_app, apps=apps, verbosity=0)
     review_app.models_module = None
-    sync_review_groups(apps)
+    sync_review_groups(apps, GROUP_PERMISSIONS)
 
 
 def remove_groups(apps, schema_editor):

@@ -48,6 +48,13 @@ LAPTOP: ViewportSize = {"width": 1366, "height": 768}
 """The smallest screen the admin is laid out for."""
 QUEUE = "/admin/reviews/review/"
 SETTLED = {"NEEDS_REVIEW", "PUBLISHED", "REJECTED", "TIER1_FAILED"}
+UNRESOLVABLE_HOST = "skills.invalid"
+"""A git host that is allowed but does not resolve (``.invalid`` never does): a submission from it
+fails its fetch on every attempt, as a real outage would, for the operators' pages to show."""
+STACK_ENV = {
+    "SKILLGATE_GIT_ALLOWED_HOSTS": f"github.com,gitlab.com,codeberg.org,bitbucket.org,"
+    f"{UNRESOLVABLE_HOST}",
+}
 
 
 @dataclass(frozen=True)
@@ -119,12 +126,12 @@ def people(live_db, run_id: str) -> People:
 def pipeline_worker(fleet) -> Worker:
     """One Celery worker with the default, offline heuristic judge, on every queue but the
     re-scans' (as in production: campaigns have their own worker)."""
-    return fleet.ensure(1, queues=",".join((*STEP_QUEUES, MAINTENANCE_QUEUE)))[0]
+    return fleet.ensure(1, queues=",".join((*STEP_QUEUES, MAINTENANCE_QUEUE)), **STACK_ENV)[0]
 
 
 @pytest.fixture(scope="session")
 def web(broker) -> Iterator[WebServer]:
-    server = WebServer(stack_environment())
+    server = WebServer(stack_environment(**STACK_ENV))
     server.start()
     yield server
     server.stop()

@@ -144,7 +144,7 @@ def test_the_operator_and_reviewer_pages_read_well_on_a_laptop(
     for finding in flagged[0]["scans"]["tier1"]["findings"]:
         expect(categories.filter(has_text=category_label(finding["category"]))).not_to_have_count(0)
     expect(page.locator("form.review-action button")).to_have_text(
-        ["Assign to a reviewer", "Reject"]
+        ["Assign to a reviewer", "Request changes", "Reject"]
     )
     trail = page.locator("#audit-trail")
     expect(trail.locator(".event-detail").first).to_be_visible()

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from tests.support.cli import skillgate
 from tests.support.rabbitmq import fresh_vhost
 from tests.support.stack import ROOT, ManagedProcess, free_port, stack_environment
 
@@ -26,6 +27,7 @@ BIN = Path(sys.executable).parent
 
 @dataclass(frozen=True)
 class DemoFleet:
+    web_url: str
     flower_url: str
     password: str
     process: ManagedProcess
@@ -65,7 +67,13 @@ def demo_fleet(live_db, tmp_path_factory) -> Iterator[DemoFleet]:
         honcho.start()
         try:
             honcho.wait_for_log("Skillgate is ready", timeout=180, after=log_start)
-            yield DemoFleet(f"http://127.0.0.1:{flower_port}", password, honcho, log_start)
+            yield DemoFleet(
+                f"http://127.0.0.1:{web_port}",
+                f"http://127.0.0.1:{flower_port}",
+                password,
+                honcho,
+                log_start,
+            )
         finally:
             honcho.stop()
 
@@ -92,3 +100,28 @@ def test_flower_lists_the_worker_and_the_demo_submissions_tasks(
     expect(tasks).to_contain_text("SUCCESS")
     page.screenshot(path=screenshots / "flower-tasks.png", full_page=True)
     context.close()
+
+
+def test_the_banner_says_how_an_author_logs_in_and_submits_and_it_works(
+    demo_fleet: DemoFleet, tmp_path: Path
+):
+    """The banner's own instructions, followed as a new author would: its token logs in, the
+    demo folder submits and is followed to its outcome, and the published skill installs."""
+    banner = demo_fleet.log().split("Skillgate is ready", 1)[1]
+    assert f"skillgate login --registry {demo_fleet.web_url}" in banner
+    assert "skillgate submit demo/skills/weather-report --wait" in banner
+    key = banner.split("API token (read, submit, yank): ", 1)[1].split()[0]
+    home = tmp_path / "home"
+    home.mkdir()
+    login = skillgate(
+        "login", "--registry", demo_fleet.web_url, "--token-stdin", home=home, stdin=key
+    )
+    assert login.returncode == 0 and "as author" in login.stdout, login.stderr
+    submitted = skillgate("submit", "demo/skills/weather-report", "--wait", home=home, timeout=120)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    assert "outcome: verdict PUBLISHED: Published as author/weather-report@" in submitted.stdout
+    installed = skillgate(
+        "install", "author/weather-report", "--dest", str(tmp_path / "skills"), home=home
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert (tmp_path / "skills" / "weather-report" / "SKILL.md").exists()

@@ -1,4 +1,6 @@
-"""``manage.py submit PATH --wait``: an author's view of the real pipeline, from a terminal."""
+"""``manage.py submit PATH --wait``: the operator's tool that submits as an account from the
+server's checkout, following the real pipeline (authors use ``skillgate submit``, tested in
+test_skillgate_author)."""
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ def test_submit_wait_prints_each_state_change_and_the_outcome(worker, author, tm
         ["AUTO_APPROVED", "→", "PUBLISHED"],
     ]
     assert lines[-2] == f"outcome: verdict PUBLISHED: Published as {author.username}/{name}@1.0.0"
-    assert lines[-1].startswith("details: http://") and "/api/v1/submissions/" in lines[-1]
+    assert lines[-1].startswith("details: http://") and "/account/submissions/" in lines[-1]
 
 
 def test_submit_wait_ends_with_the_findings_that_decided_a_failure(worker, author):
@@ -49,10 +51,11 @@ def test_submit_wait_ends_with_the_findings_that_decided_a_failure(worker, autho
     assert done.returncode == 1, done.stdout + done.stderr
     tail = done.stdout.split("outcome: verdict TIER1_FAILED: ", 1)[1].splitlines()
     assert tail[1] == "what decided it:"
-    rule_line, fix_line = tail[2], tail[3]
+    rule_line, shown_line, fix_line = tail[2], tail[3], tail[4]
     assert rule_line.startswith("  - ") and " at " in rule_line and ":" in rule_line
+    assert " | " in shown_line and "| bash" in shown_line
     assert fix_line.startswith("    fix: ") and len(fix_line) > len("    fix: ") + 10
-    assert tail[-1].startswith("details: http://") and "/api/v1/submissions/" in tail[-1]
+    assert tail[-1].startswith("details: http://") and "/account/submissions/" in tail[-1]
 
 
 def test_submit_refuses_a_bad_folder_with_a_clear_message(author, tmp_path, live_db):

@@ -22,6 +22,7 @@ from config.celery import DEAD_LETTER_QUEUE, SCAN_QUEUE, TASK_QUEUES
 from pipeline.models import DeadLetter, ScanResult, Submission
 from pipeline.monitoring import queue_depths
 from pipeline.services import sweeps
+from pipeline.services.dead_letter_queue import KEY_HEADER
 from pipeline.states import State
 from registry.models import SkillVersion
 from tests.integration.conftest import wait_for_state
@@ -58,14 +59,18 @@ def transitions_into(submission: Submission) -> Counter:
 
 
 def dlq_task_ids(broker_url: str) -> list[str | None]:
-    """Task ids of the messages sitting in submission-dlq (read and requeued)."""
+    """Task ids of the messages sitting in submission-dlq (read and requeued): a give-up's
+    record names it in its body, a message the broker dead-lettered in its headers."""
     ids: list[str | None] = []
     with Connection(broker_url) as conn:
         queue = DEAD_LETTER_QUEUE(conn.default_channel)
         messages = []
         while (message := queue.get(no_ack=False)) is not None:
             messages.append(message)
-            ids.append(message.headers.get("id"))
+            if KEY_HEADER in (message.headers or {}):
+                ids.append(json.loads(message.body or "{}")["task_id"])
+            else:
+                ids.append(message.headers.get("id"))
         for message in messages:
             message.requeue()
     return ids
@@ -142,14 +147,19 @@ def test_a_judge_failing_every_time_ends_in_the_dead_letter_queue(
     assert submission.state == State.REJECTED
     assert submission.outcome is not None
     assert (submission.outcome.kind, submission.outcome.code) == ("error", "RETRIES_EXHAUSTED")
-    attempts = submission.attempts.filter(task_name="pipeline.judge")
-    assert [a.error_class for a in attempts] == ["provider_error"] * 4
+    assert "judge failed 4 time(s) (the server answered with a server error (HTTP 5xx))" in (
+        submission.outcome.message
+    )
+    attempts = submission.attempts.filter(task_name="pipeline.judge").order_by("started_at")
+    assert [(a.attempt, a.error_class) for a in attempts] == [(n, "http_5xx") for n in (1, 2, 3, 4)]
     letter = DeadLetter.objects.get(submission=submission)
-    assert (letter.reason, letter.task_name, letter.error_class) == (
+    assert (letter.reason, letter.task_name, letter.error_class, letter.attempts) == (
         "retries_exhausted",
         "pipeline.judge",
-        "provider_error",
+        "http_5xx",
+        4,
     )
+    assert (letter.payload["retries"], letter.payload["failures"]) == (3, 4)
     wait_until(
         lambda: letter.task_id in dlq_task_ids(broker),
         15,
@@ -157,7 +167,7 @@ def test_a_judge_failing_every_time_ends_in_the_dead_letter_queue(
     )
     event = submission.events.get(to_state=State.REJECTED)
     assert (event.trigger, event.actor_type) == ("retries-exhausted", "system")
-    assert event.metadata["dead_letter_id"] == letter.pk
+    assert (event.metadata["dead_letter_id"], event.metadata["attempts"]) == (letter.pk, 4)
 
 
 def test_poison_messages_are_dead_lettered_and_recorded_never_looped(worker, broker):

@@ -70,7 +70,14 @@ class FakeRegistry:
                 for path, data in files.items()
             ],
         }
+        root = {"endpoints": [{"url": "/api/v1/skills", "who": "anyone", "what": "skills"}]}
+        listing = {"count": 1, "results": [{"owner": owner, "name": name}]}
         self.routes: dict[str, tuple[str, bytes]] = {
+            "/api/v1/": ("application/json", json.dumps(root).encode()),
+            f"/api/v1/skills?name={name}&limit=50": (
+                "application/json",
+                json.dumps(listing).encode(),
+            ),
             base: ("application/json", json.dumps({"latest_version": version}).encode()),
             f"{base}/versions/{version}": ("application/json", json.dumps(detail).encode()),
             f"{base}/versions/{version}/archive": ("application/gzip", archive),

@@ -19,7 +19,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         secrets_dir = settings.VAR_DIR / "secrets"
         admin = ensure_account("admin", secrets_dir / "admin-password", superuser=True)
-        ensure_account("author", secrets_dir / "author-password")
+        ensure_account(
+            "author", secrets_dir / "author-password", token_file=secrets_dir / "author-token"
+        )
         ensure_account("reviewer", secrets_dir / "reviewer-password", groups=(REVIEWERS_GROUP,))
         lines = [f"FLOWER_BASIC_AUTH=admin:{admin.password}"]
         broker = urlsplit(settings.CELERY_BROKER_URL)

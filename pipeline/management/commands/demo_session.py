@@ -39,7 +39,9 @@ class Command(BaseCommand):
         flower_url = f"http://127.0.0.1:{flower_port}" if with_flower else None
         secrets_dir = settings.VAR_DIR / "secrets"
         admin = ensure_account("admin", secrets_dir / "admin-password", superuser=True)
-        author = ensure_account("author", secrets_dir / "author-password")
+        author = ensure_account(
+            "author", secrets_dir / "author-password", token_file=secrets_dir / "author-token"
+        )
         reviewer = ensure_account(
             "reviewer", secrets_dir / "reviewer-password", groups=(REVIEWERS_GROUP,)
         )
@@ -72,12 +74,15 @@ class Command(BaseCommand):
                     f"  Admin      {web_url}/admin/    login: admin / {admin.password}",
                     flower_line,
                     f"  Reviewer   login: reviewer / {reviewer.password}   (admin review queue)",
-                    f"  Author     login: author / {author.password}   API token: {author.token}",
+                    f"  Author     login: author / {author.password}   {web_url}/account/",
+                    f"             API token (read, submit, yank): {author.token}",
                     "  Demo skills: "
                     + ", ".join(f"{name} {state}" for name, state in outcomes.items()),
                     f"  Database   {_redacted(settings.DATABASES['default'])}",
                     f"  Broker     {_redacted_url(settings.CELERY_BROKER_URL)}",
-                    "  Try:  .venv/bin/python manage.py submit demo/skills/weather-report --wait",
+                    f"  Try:  .venv/bin/skillgate login --registry {web_url}   (paste the token)",
+                    "        .venv/bin/skillgate submit demo/skills/weather-report --wait",
+                    "        .venv/bin/skillgate install author/weather-report --dest /tmp/skills",
                     "  Ctrl-C stops everything.",
                     "",
                 ]

@@ -1,4 +1,6 @@
-"""``manage.py submit PATH_OR_URL [--wait]``: submit a skill folder or a git repository."""
+"""``manage.py submit PATH_OR_URL [--user NAME] [--wait]``: an operator's tool that submits a
+skill folder or a git repository as an existing account, straight into the database of the
+server it runs on. Authors use ``skillgate submit`` (over HTTP, with their own token)."""
 
 from __future__ import annotations
 
@@ -24,11 +26,17 @@ EXIT_TIMEOUT = 4
 
 
 class Command(BaseCommand):
-    help = "Submit a local skill folder or a git URL; with --wait, follow it to its outcome."
+    help = (
+        "Operator tool: submit a skill folder or a git URL as an existing account (--user), "
+        "from the server's own checkout, and with --wait follow it to its outcome. Authors "
+        "submit with `skillgate submit PATH --wait` from their own machine."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("source", help="a skill folder, or an https:// git repository URL")
-        parser.add_argument("--user", default="author", help="submit as this user")
+        parser.add_argument(
+            "--user", default="author", help="submit as this account (default: author)"
+        )
         parser.add_argument("--path", default="", help="git: the skill's folder in the repo")
         parser.add_argument("--ref", default="", help="git: branch, tag or commit")
         parser.add_argument("--wait", action="store_true", help="follow the submission")
@@ -97,8 +105,11 @@ class Command(BaseCommand):
         for reason in reasons:
             where = f" at {reason.location}" if reason.location else ""
             self.stdout.write(f"  - {reason.rule}{where}: {reason.message}")
+            if reason.line_text:
+                self.stdout.write(f"      {reason.line or '':>4} | {reason.line_text}")
             if reason.remediation:
                 self.stdout.write(f"    fix: {reason.remediation}")
         self.stdout.write(
-            f"details: {settings.SKILLGATE_BASE_URL}/api/v1/submissions/{submission.pk}"
+            f"details: {settings.SKILLGATE_BASE_URL}/account/submissions/{submission.pk}/ "
+            f"(signed in as {submission.submitter})"
         )

@@ -1,5 +1,8 @@
 """compose.yaml cannot be started here (no Docker engine), so it is checked against the code:
-every command names a real entry point, every variable is one the settings read."""
+every command names a real entry point, every variable is one the settings read; and it is
+safe as shipped: no secret has a value or a default in the file, only the TLS proxy publishes
+ports (the broker's management and the database stay on the stack's network), and the web app
+trusts the proxy's scheme header because the proxy is the only way in."""
 
 from __future__ import annotations
 
@@ -17,6 +20,10 @@ ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
 SERVICES = COMPOSE["services"]
 APP_SERVICES = ("migrate", "setup-broker", "web", "worker", "rescan-worker", "beat", "flower")
+CADDYFILE = ROOT / "deploy" / "caddy" / "Caddyfile"
+REQUIRED = re.compile(r"\$\{(?P<name>[A-Z0-9_]+):\?[^}]+\}")
+"""``${NAME:?message}``: compose refuses to start when NAME is unset or empty."""
+SECRET_NAME = re.compile(r"PASS|SECRET|TOKEN|BASIC_AUTH|_KEY$")
 SETTINGS_SOURCE = (ROOT / "config" / "settings.py").read_text()
 READ_BY_SETTINGS = set(re.findall(r'env_\w+\(\s*"([A-Z0-9_]+)"', SETTINGS_SOURCE))
 READ_BY_LIBRARIES = {"FLOWER_BASIC_AUTH"}
@@ -28,7 +35,7 @@ def command(service: str) -> list[str]:
 
 
 def test_it_has_the_production_services_with_health_checks():
-    assert set(SERVICES) == {"postgres", "rabbitmq", *APP_SERVICES}
+    assert set(SERVICES) == {"postgres", "rabbitmq", "proxy", *APP_SERVICES}
     for name in ("postgres", "rabbitmq", "web", "worker", "flower"):
         assert "healthcheck" in SERVICES[name], name
     assert SERVICES["postgres"]["image"].startswith("postgres:15")
@@ -111,20 +118,75 @@ def test_every_environment_variable_is_read_by_the_code(service):
     assert "DATABASE_URL" in SETTINGS_SOURCE and "CELERY_BROKER_URL" in SETTINGS_SOURCE
 
 
-def test_urls_point_at_the_compose_servers():
+def test_urls_point_at_the_compose_servers_with_their_passwords():
     environment = SERVICES["web"]["environment"]
-    database = environment["DATABASE_URL"]
-    broker = environment["CELERY_BROKER_URL"]
     postgres = SERVICES["postgres"]["environment"]
     rabbit = SERVICES["rabbitmq"]["environment"]
-    assert database == (
+    assert environment["DATABASE_URL"] == (
         f"postgres://{postgres['POSTGRES_USER']}:{postgres['POSTGRES_PASSWORD']}@postgres:5432/"
         f"{postgres['POSTGRES_DB']}"
     )
-    assert broker == (
+    assert environment["CELERY_BROKER_URL"] == (
         f"amqp://{rabbit['RABBITMQ_DEFAULT_USER']}:{rabbit['RABBITMQ_DEFAULT_PASS']}@rabbitmq:5672/"
         f"{rabbit['RABBITMQ_DEFAULT_VHOST']}"
     )
+
+
+def test_no_secret_is_written_in_the_file_or_has_a_default():
+    """Passwords, keys and tokens come from the environment, and compose refuses to start
+    without them (``${NAME:?…}``): a stack started as shipped never runs on a known password."""
+    secrets_seen = set()
+    for name, service in SERVICES.items():
+        for variable, value in (service.get("environment") or {}).items():
+            value = str(value)
+            if SECRET_NAME.search(variable) and not variable.endswith("_USER"):
+                assert REQUIRED.fullmatch(value), f"{name}: {variable} must be ${{…:?…}}"
+                secrets_seen.add(variable)
+            for url_password in re.findall(r"://[^:/@\s]+:([^@\s]+)@", value):
+                assert REQUIRED.fullmatch(url_password), f"{name}: {variable} has a password"
+    assert {"POSTGRES_PASSWORD", "RABBITMQ_DEFAULT_PASS", "DJANGO_SECRET_KEY"} <= secrets_seen
+    raw = (ROOT / "compose.yaml").read_text()
+    assert not re.search(r"\$\{[A-Z0-9_]*(PASS|SECRET|KEY|TOKEN|AUTH)[A-Z0-9_]*:?-", raw), (
+        "a secret has a default value"
+    )
+
+
+def test_only_the_tls_proxy_publishes_ports():
+    published = {name for name, service in SERVICES.items() if service.get("ports")}
+    assert published == {"proxy"}, "the database, the broker (and its management) stay inside"
+    assert sorted(SERVICES["proxy"]["ports"]) == ["443:443", "5555:5555", "80:80"]
+
+
+def test_tls_is_terminated_by_the_proxy_and_django_trusts_only_its_scheme_header():
+    proxy = SERVICES["proxy"]
+    assert proxy["image"].startswith("caddy:")
+    assert "./deploy/caddy/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+    sites = caddy_sites(CADDYFILE.read_text())
+    web_port = command("web")[command("web").index("--bind") + 1].rsplit(":", 1)[1]
+    assert sites == {
+        "{$SKILLGATE_DOMAIN}": f"web:{web_port}",
+        "{$SKILLGATE_DOMAIN}:5555": "flower:5555",
+    }
+    assert REQUIRED.fullmatch(proxy["environment"]["SKILLGATE_DOMAIN"])
+    web = SERVICES["web"]["environment"]
+    assert web["DJANGO_TLS_PROXY_HEADER"] == "true"
+    assert str(web.get("DJANGO_HTTPS", "true")).lower() == "true"
+    assert web["SKILLGATE_BASE_URL"].startswith("https://")
+    assert "${SKILLGATE_DOMAIN:?" in web["DJANGO_ALLOWED_HOSTS"]
+
+
+def caddy_sites(caddyfile: str) -> dict[str, str]:
+    """Each site block's address and the upstream its ``reverse_proxy`` names."""
+    sites, current = {}, None
+    for line in caddyfile.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.endswith("{") and not line.startswith("reverse_proxy"):
+            current = line.removesuffix("{").strip()
+        elif line.startswith("reverse_proxy") and current:
+            sites[current] = line.split()[1]
+        elif line == "}":
+            current = None
+    return sites
 
 
 def test_the_image_installs_the_lock_file():

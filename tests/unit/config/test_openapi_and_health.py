@@ -36,6 +36,9 @@ def test_readyz_checks_the_database_and_the_broker():
     response = Client().get("/readyz")
     assert response.status_code == 200, response.json()
     assert response.json()["checks"] == {"database": "ok", "broker": "ok"}
+    dead_letters = response.json()["dead_letters"]
+    assert set(dead_letters) == {"queue", "open", "difference"}
+    assert dead_letters["difference"] == dead_letters["queue"] - dead_letters["open"]
 
 
 def test_readyz_is_503_when_the_broker_is_unreachable(monkeypatch):

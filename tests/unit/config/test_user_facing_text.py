@@ -1,6 +1,6 @@
 """What people read speaks of the product's own rules, never of the documents it was built from
 ("seed 001 §4.4"): the API docs, the metrics, model help texts and names, every admin page, the
-review page, the management commands' help and the README."""
+review page, the management commands' help, the README and docs/."""
 
 from __future__ import annotations
 
@@ -27,15 +27,17 @@ pytestmark = pytest.mark.django_db
 SOURCE_CITATION = re.compile(r"\bseeds?\s*0\d\d", re.IGNORECASE)
 OUR_APPS = ("pipeline", "registry", "grading", "reviews")
 PAGES_PER_MODEL = 10
-README = Path(__file__).resolve().parents[3] / "README.md"
+ROOT = Path(__file__).resolve().parents[3]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def citations(text: str) -> list[str]:
     return [text[max(0, m.start() - 60) : m.end() + 30] for m in SOURCE_CITATION.finditer(text)]
 
 
-def test_the_readme_cites_no_source_document():
-    assert citations(README.read_text()) == []
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
+def test_the_readme_and_the_docs_cite_no_source_document(document):
+    assert citations(document.read_text()) == []
 
 
 def test_the_openapi_schema_cites_no_source_document():

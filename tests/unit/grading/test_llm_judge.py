@@ -178,13 +178,19 @@ def test_a_slow_endpoint_raises_a_timeout(endpoint) -> None:
     assert raised.value.classification == "judge_timeout"
 
 
-def test_an_unreachable_endpoint_raises_a_provider_error() -> None:
+def test_an_unreachable_endpoint_raises_a_provider_error_classified_by_its_cause() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(errors.JudgeUnreachable) as raised:
         judge_for(f"http://127.0.0.1:{port}/v1", timeout_s=2).judge(BENIGN, scan(BENIGN))
     assert isinstance(raised.value, errors.JudgeProviderError)
+    assert raised.value.classification == "connection_refused"
+
+
+def test_an_error_status_is_classified_by_its_class() -> None:
+    assert errors.JudgeProviderError("HTTP 502", status=502).classification == "http_5xx"
+    assert errors.JudgeRateLimited("HTTP 429", status=429).classification == "http_4xx"
 
 
 @pytest.mark.parametrize(

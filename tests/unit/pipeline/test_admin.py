@@ -394,7 +394,7 @@ def operator_lists(example: Submission) -> list[str]:
         f"{ATTEMPTS}?task_name__exact=pipeline.judge",
         DEAD_LETTERS,
         f"{DEAD_LETTERS}?reason__exact=retries_exhausted",
-        f"{DEAD_LETTERS}?replayed_at__isempty=1",
+        f"{DEAD_LETTERS}?status__exact=open",
         f"{DEAD_LETTERS}?q={prefix}",
     ]
 

@@ -1,4 +1,5 @@
-"""The state machine is seed 000's table plus DESIGN.md's two extensions, and nothing else."""
+"""The state machine is seed 000's table plus DESIGN.md's two extensions and the appeal, and
+nothing else."""
 
 from pipeline.states import SEED_TRANSITIONS, VALID_TRANSITIONS, State, reachable_from
 
@@ -20,7 +21,7 @@ def test_seed_table_is_exactly_seed_000():
     }
 
 
-def test_extensions_are_unassign_and_system_error_rejections_only():
+def test_extensions_are_unassign_system_error_rejections_and_the_appeal_only():
     added = {
         (source, target)
         for source, targets in VALID_TRANSITIONS.items()
@@ -32,12 +33,14 @@ def test_extensions_are_unassign_and_system_error_rejections_only():
         (S.TIER1_SCANNING, S.REJECTED),
         (S.AUTO_APPROVED, S.REJECTED),
         (S.VENDOR_APPROVED, S.REJECTED),
+        (S.REJECTED, S.TIER3_REVIEW),
     }
 
 
-def test_terminal_states_have_no_way_out():
-    for state in (S.PUBLISHED, S.REJECTED, S.TIER1_FAILED):
+def test_terminal_states_have_no_way_out_but_a_granted_appeal():
+    for state in (S.PUBLISHED, S.TIER1_FAILED):
         assert reachable_from(state) == []
+    assert reachable_from(S.REJECTED) == [S.TIER3_REVIEW]
 
 
 def test_reachable_states_are_listed_in_declaration_order():

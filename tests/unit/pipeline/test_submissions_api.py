@@ -233,3 +233,12 @@ def test_the_list_and_a_submission_read_as_many_queries_for_twelve_rows_as_for_t
     with_three = [queries_for(api, page) for page in pages]
     add(9, 3)
     assert [queries_for(api, page) for page in pages] == with_three
+
+
+def test_the_limits_are_published_for_clients_to_check_before_uploading(settings):
+    settings.SKILLGATE_MAX_FILES = 7
+    body = APIClient().get("/api/v1/limits").json()
+    assert body["max_files"] == 7
+    assert body["max_content_bytes"] == settings.SKILLGATE_MAX_CONTENT_BYTES
+    assert body["max_path_length"] == settings.SKILLGATE_MAX_PATH_LENGTH
+    assert body["git_allowed_hosts"] == list(settings.SKILLGATE_GIT_ALLOWED_HOSTS)

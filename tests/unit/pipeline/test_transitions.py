@@ -127,6 +127,19 @@ def test_only_the_system_may_reject_an_automated_state_and_only_with_an_error(ma
     assert (submission.state, submission.outcome_kind) == ("REJECTED", "error")
 
 
+def test_only_a_person_granting_an_appeal_takes_a_rejection_back_to_tier3(make_user):
+    submission = submission_in(State.REJECTED, make_user())
+    for trigger, actor in (("appeal-granted", Actor.system()), ("reopen", Actor.admin("sven"))):
+        with pytest.raises(IllegalTransition, match="reserved to a person granting an appeal"):
+            transition(submission.pk, Change(State.REJECTED, State.TIER3_REVIEW, trigger, actor))
+    transition(
+        submission.pk,
+        Change(State.REJECTED, State.TIER3_REVIEW, "appeal-granted", Actor.admin("sven")),
+    )
+    submission.refresh_from_db()
+    assert submission.state == State.TIER3_REVIEW
+
+
 def test_an_outcome_kind_must_match_its_code():
     with pytest.raises(ValueError, match="is a error"):
         Outcome.verdict(OutcomeCode.SLA_TIMEOUT, "late")

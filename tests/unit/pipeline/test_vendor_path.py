@@ -15,7 +15,6 @@ from pipeline.models import Submission
 from pipeline.outcomes import OutcomeCode
 from pipeline.services import failures, steps
 from pipeline.services.attempts import StepContext
-from pipeline.sources.errors import SourceUnavailable
 from pipeline.sources.git import FILE_HOST
 from pipeline.states import State
 from registry import services as registry
@@ -268,13 +267,19 @@ def test_a_git_host_that_keeps_failing_ends_with_its_own_outcome(make_user):
         state_changed_at="2026-01-01T00:00:00Z",
         deadline_at="2026-01-01T00:30:00Z",
     )
-    failures.give_up(
-        str(submission.pk),
-        task_name="pipeline.scan",
-        task_id="t",
-        exc=SourceUnavailable("fetching the repository took longer than 30s", timed_out=True),
-        traceback="",
-        retries=3,
+    failures.record(
+        failures.GiveUp(
+            key="t:3",
+            task_name="pipeline.scan",
+            task_id="t",
+            submission_id=str(submission.pk),
+            reason="retries_exhausted",
+            error_class="fetch_timeout",
+            error_message="fetching the repository took longer than 30s",
+            attempts=4,
+            failures=4,
+            source_unavailable=True,
+        )
     )
     submission.refresh_from_db()
     assert submission.state == State.REJECTED

@@ -52,6 +52,18 @@ def test_security_finds_versions_and_sees_only_quarantine_on_a_published_one(
     assert 'id="version-status">Published<' in response.text
 
 
+def test_the_quarantine_action_comes_first_beside_the_files_it_withholds(
+    signed_in, security, version
+):
+    html = signed_in(security).get(page(version)).text
+    files = html.index('id="version-files"')
+    # Above the record and its "Close" link, where it sat before.
+    assert files < html.index('id="status-quarantine"') < html.index('class="closelink"')
+    assert "a quarantine withholds them and refuses the archive" in html
+    assert '<td class="version-file-path">SKILL.md</td>' in html
+    assert "style=" not in html.split('id="version-status-actions"', 1)[1].split("</section>")[0]
+
+
 def test_security_quarantines_with_a_reason_then_restores(signed_in, security, version):
     client = signed_in(security)
     response = client.post(act(version, "quarantine"), {"reason": "steals tokens"}, follow=True)

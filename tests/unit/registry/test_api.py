@@ -66,11 +66,21 @@ def test_a_skill_with_only_yanked_versions_is_listed_without_a_latest_version(ve
     ]
 
 
-def test_a_skill_with_only_quarantined_versions_is_not_listed(version, security):
+def test_a_skill_with_only_quarantined_versions_is_not_listed_and_answers_gone(version, security):
+    """Hidden from listings, but its name says why: nothing of it may be installed."""
     lifecycle.quarantine(version.pk, Actor.account(security), "steals tokens")
     client = APIClient()
     assert client.get("/api/v1/skills").json()["results"] == []
-    assert client.get(SKILL).status_code == 404
+    gone = client.get(SKILL)
+    assert gone.status_code == 410
+    body = gone.json()
+    assert body["code"] == "quarantined" and "every version of" in body["detail"]
+    assert [(a["version"], a["reason"]) for a in body["advisories"]] == [("1.0.0", "steals tokens")]
+    assert "No other version" in body["advisories"][0]["action_required"]
+
+
+def test_an_unknown_skill_is_not_found(version):
+    assert APIClient().get("/api/v1/skills/arthur/no-such-skill").status_code == 404
 
 
 def test_a_version_shows_its_status_and_the_archive_it_downloads_as(version):

@@ -29,17 +29,27 @@ def imported_modules(package: str) -> dict[str, set[str]]:
 @pytest.mark.parametrize(
     ("package", "forbidden", "allowed"),
     [
-        # config.roles, config.statements and the large-list helpers (config.listing,
+        # config.roles, config.scopes, config.statements and the large-list helpers (config.listing,
         # config.admin_lists, which import Django only) are neutral: config.api_errors and the
         # URLs import apps. grading is a database-free library: the registry stores what it
         # returns.
         (
             "registry",
-            ("pipeline", "reviews", "config"),
-            ("config.roles", "config.statements", "config.listing", "config.admin_lists"),
+            ("pipeline", "reviews", "accounts", "authors", "config"),
+            (
+                "config.roles",
+                "config.scopes",
+                "config.statements",
+                "config.listing",
+                "config.admin_lists",
+            ),
         ),
         ("grading", ("pipeline", "registry", "reviews", "config"), ()),
-        ("skillgate_cli", ("django", "rest_framework", "config", "registry", "pipeline"), ()),
+        (
+            "skillgate_cli",
+            ("django", "rest_framework", "config", "registry", "pipeline", "accounts", "authors"),
+            (),
+        ),
     ],
 )
 def test_a_package_never_imports_what_sits_above_it(package, forbidden, allowed):

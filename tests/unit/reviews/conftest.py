@@ -44,3 +44,14 @@ def author(make_user):
 def waiting(author):
     """A high-privilege skill with one finding, in NEEDS_REVIEW with its review open."""
     return awaiting_review(author, findings=(rm_finding(),))
+
+
+@pytest.fixture
+def signed_in(client):
+    """The test client, signed in as the given user."""
+
+    def sign_in(user):
+        client.force_login(user)
+        return client
+
+    return sign_in

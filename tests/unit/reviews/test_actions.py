@@ -289,10 +289,16 @@ def test_allowed_actions_follow_the_rules(waiting, reviewer, other_reviewer, out
         review = Review.objects.select_related("submission", "assignee").get(pk=waiting.pk)
         return [action.value for action in services.allowed_actions(review, user)]
 
-    assert allowed(reviewer) == ["assign", "reject"]
+    assert allowed(reviewer) == ["assign", "request_changes", "reject"]
     assert allowed(outsider) == [] and allowed(author) == []
     services.assign(waiting.pk, reviewer, "rita")
-    assert allowed(reviewer) == ["approve", "reject", "escalate", "unassign"]
+    assert allowed(reviewer) == [
+        "approve",
+        "request_changes",
+        "reject",
+        "escalate",
+        "unassign",
+    ]
     assert allowed(other_reviewer) == ["unassign"]
 
 

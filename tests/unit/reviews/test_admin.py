@@ -36,15 +36,6 @@ def queue_names(response) -> list[str]:
     return re.findall(r'<th class="field-skill"><a href="[^"]+">([^<]+)</a>', response.text)
 
 
-@pytest.fixture
-def signed_in(client):
-    def sign_in(user):
-        client.force_login(user)
-        return client
-
-    return sign_in
-
-
 # --- the queue ---------------------------------------------------------------------------
 
 
@@ -173,12 +164,14 @@ def test_the_review_page_shows_findings_at_their_lines_and_the_judges_view(
         r'<tr id="file-1-L3" class="flagged">(.*?)</tr>\s*<tr class="mark"', html, re.S
     )
     assert flagged and "rm -rf &quot;$TMPDIR&quot;/disk-tidy-cache" in flagged.group(1)
-    assert "Tier 1 · high · destructive.rm-rf</strong> Deletes files recursively" in html
+    # The judge restates the finding on the same line: one mark, not two, with its words.
+    assert "Tier 1 + Tier 2 · high · destructive.rm-rf</strong> Deletes files recursively" in html
+    assert "<em>Judge: rm -rf</em>" in html
     assert '<a href="#file-1-L3">scripts/largest.sh:3</a>' in html
     # Tier 2: score, criteria and concerns.
     assert "score 85" in html
     assert "<td>Safety</td><td>85</td>" in html
-    assert "Tier 2 · medium · Destructive commands</strong> rm -rf" in html
+    assert "Tier 2 · medium · Destructive commands</strong>" not in html
     assert "<td>Destructive commands</td>" in html and "destructive-commands" not in html
     # The audit trail, read-only.
     assert "tier2-concerns" in html and "worker (worker)" in html
@@ -193,12 +186,22 @@ def test_the_action_that_assigns_is_not_named_like_the_one_that_escalates(
     signed_in, reviewer, waiting
 ):
     client = signed_in(reviewer)
-    assert buttons_on(client.get(page_url(waiting)).text) == ["Assign to a reviewer", "Reject"]
+    assert buttons_on(client.get(page_url(waiting)).text) == [
+        "Assign to a reviewer",
+        "Request changes",
+        "Reject",
+    ]
 
     client.post(act_url(waiting, "assign"), {"assign-assignee": "rita"})
 
     html = client.get(page_url(waiting)).text
-    assert buttons_on(html) == ["Approve and publish", "Reject", "Escalate to security", "Unassign"]
+    assert buttons_on(html) == [
+        "Approve and publish",
+        "Request changes",
+        "Reject",
+        "Escalate to security",
+        "Unassign",
+    ]
     assert "Tier 3" not in " ".join(buttons_on(html))
 
 
@@ -222,13 +225,13 @@ def test_the_audit_trail_on_the_page_reads_as_text_not_a_dict(signed_in, reviewe
 def test_the_page_offers_only_the_actions_allowed_now(signed_in, reviewer, waiting):
     client = signed_in(reviewer)
     html = client.get(page_url(waiting)).text
-    assert forms_on(html) == ["assign", "reject"]
+    assert forms_on(html) == ["assign", "request_changes", "reject"]
     assert '<option value="rita" selected>rita (me)</option>' in html
 
     client.post(act_url(waiting, "assign"), {"assign-assignee": "rita"})
 
     html = client.get(page_url(waiting)).text
-    assert forms_on(html) == ["approve", "reject", "escalate", "unassign"]
+    assert forms_on(html) == ["approve", "request_changes", "reject", "escalate", "unassign"]
 
 
 def test_the_page_says_why_a_decision_is_not_offered(signed_in, reviewer, other_reviewer, waiting):
@@ -264,7 +267,7 @@ def test_assign_to_a_reviewer_then_approve_from_the_page(signed_in, reviewer, wa
 def test_a_missing_reason_shows_the_form_again_with_the_error(signed_in, reviewer, waiting):
     response = signed_in(reviewer).post(act_url(waiting, "reject"), {"reject-reason": " "})
     assert response.status_code == 400
-    assert "This field is required." in response.text
+    assert "Choose a reason or write one: the author reads it." in response.text
     assert state_of(waiting) == State.NEEDS_REVIEW
 
 

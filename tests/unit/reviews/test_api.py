@@ -250,6 +250,7 @@ def test_the_author_follows_the_review_on_their_submission(
         "due_at": waiting.due_at.isoformat().replace("+00:00", "Z"),
         "escalated": False,
         "decision": None,
+        "appeal": None,
     }
 
     services.assign(waiting.pk, reviewer, "rita")
@@ -263,7 +264,40 @@ def test_the_author_follows_the_review_on_their_submission(
     assert body["review"]["escalated"] is True
     assert "internal" not in str(body["review"])
     assert body["review"]["decision"]["reason"] == "the script deletes files outside its folder"
-    assert body["review"]["decision"]["by"] == "sven"
+    assert body["review"]["decision"]["by"] == "a reviewer"
+
+    trail = client.get(f"/api/v1/submissions/{waiting.pk}/events").json()
+    by_people = [event for event in trail if event["actor_type"] == "admin"]
+    assert [event["trigger"] for event in by_people] == [
+        "reviewer-assigned",
+        "escalated-to-security",
+        "reviewer-assigned",
+        "reviewer-rejected",
+    ]
+    assert {event["actor"] for event in by_people} == {"a reviewer"}
+    shown = str(trail)
+    assert "rita" not in shown and "sven" not in shown and "internal" not in shown
+
+
+def test_reviewers_names_are_shown_to_authors_where_the_site_says_so(
+    client_for, reviewer, security, author, waiting, settings
+):
+    settings.SKILLGATE_SHOW_REVIEWER_NAMES = True
+    services.assign(waiting.pk, reviewer, "rita")
+    services.reject(waiting.pk, reviewer, "deletes files")
+    client = client_for(author)
+    assert client.get(f"/api/v1/submissions/{waiting.pk}").json()["review"]["decision"]["by"] == (
+        "rita"
+    )
+    trail = client.get(f"/api/v1/submissions/{waiting.pk}/events").json()
+    assert trail[-1]["actor"] == "rita" and trail[-2]["metadata"]["assignee"] == "rita"
+
+
+def test_operators_see_reviewers_names(client_for, reviewer, author, waiting, make_user):
+    operator = make_user("otto", staff=True, is_superuser=True)
+    services.assign(waiting.pk, reviewer, "rita")
+    body = client_for(operator).get(f"/api/v1/submissions/{waiting.pk}").json()
+    assert body["review"]["assignee"] == "rita"
 
 
 def test_a_submission_that_never_needed_review_has_none(client_for, author):

@@ -14,6 +14,7 @@ from pipeline.states import State
 from pipeline.transitions import TransitionError
 from reviews import services
 from reviews.models import Review, ReviewPeriod
+from tests.unit.reviews.factories import awaiting_review
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -80,3 +81,24 @@ def test_approve_racing_reject_leaves_exactly_one_decision(waiting, reviewer):
     assert submission.state == expected[review.decision]
     assert submission.events.filter(actor_type="admin").count() == 2
     assert (submission.published_version_id is not None) == (review.decision == "approved")
+
+
+def test_two_reviewers_deciding_two_identical_submissions_at_once_cannot_contradict(
+    author, reviewer, other_reviewer
+):
+    """Approving one copy and rejecting the other at the same moment: the decisions take the
+    bundle's lock in turn, and the second is refused (the files never end both ways)."""
+    first, second = awaiting_review(author), awaiting_review(author)
+    services.assign(first.pk, reviewer, "rita")
+    services.assign(second.pk, other_reviewer, "rob")
+    results = race(
+        lambda: services.approve(first.pk, reviewer),
+        lambda: services.reject(second.pk, other_reviewer, "no"),
+    )
+    refused = [r for r in results if isinstance(r, services.ActionUnavailable)]
+    assert len(refused) == 1, results
+    assert "cannot contradict" in str(refused[0])
+    states = set(
+        Submission.objects.filter(pk__in=[first.pk, second.pk]).values_list("state", flat=True)
+    )
+    assert states in ({State.PUBLISHED, State.TIER3_REVIEW}, {State.REJECTED, State.TIER3_REVIEW})

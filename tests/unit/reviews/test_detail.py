@@ -6,7 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 from pipeline.states import State
 from registry.bundles import Bundle, BundleFile
-from reviews.detail import Segment, annotate_files, time_in_queue, visible_segments
+from reviews.detail import annotate_files, time_in_queue
+from reviews.marks import Segment, marks_by_line, visible_segments
 from reviews.models import ReviewPeriod
 
 
@@ -24,7 +25,7 @@ def finding(file: str, line: int | None, rule: str = "r.one") -> dict:
 
 def test_skill_md_comes_first_then_files_with_marks_then_the_rest():
     bundle = Bundle.from_texts({"a.txt": "plain\n", "SKILL.md": "---\n", "z/run.sh": "rm -rf /\n"})
-    views = annotate_files(bundle, [finding("z/run.sh", 1)], [])
+    views = annotate_files(bundle, marks_by_line([finding("z/run.sh", 1)], []))
     assert [v.path for v in views] == ["SKILL.md", "z/run.sh", "a.txt"]
     assert [v.anchor for v in views] == ["file-0", "file-1", "file-2"]
 
@@ -43,7 +44,7 @@ def test_marks_sit_under_their_line_or_on_the_file_when_the_line_is_not_there():
         finding("SKILL.md", 9, "r.far"),
         finding("SKILL.md", None, "r.file"),
     ]
-    (view,) = annotate_files(bundle, findings, [concern])
+    (view,) = annotate_files(bundle, marks_by_line(findings, [concern]))
     assert [(line.number, [m.title for m in line.marks]) for line in view.lines] == [
         (1, []),
         (2, ["r.one", "Exfiltration"]),
@@ -56,7 +57,7 @@ def test_marks_sit_under_their_line_or_on_the_file_when_the_line_is_not_there():
 
 def test_binary_files_are_listed_but_not_shown():
     bundle = Bundle([BundleFile("SKILL.md", b"---\n"), BundleFile("logo.png", b"\x89PNG\xff")])
-    views = annotate_files(bundle, [], [])
+    views = annotate_files(bundle, {})
     assert [(v.path, v.binary, len(v.lines)) for v in views] == [
         ("SKILL.md", False, 1),
         ("logo.png", True, 0),

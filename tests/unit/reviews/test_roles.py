@@ -14,14 +14,23 @@ def permissions_of(name: str) -> set[str]:
 
 
 def test_reviewers_can_read_the_queue_and_act_but_edit_nothing():
-    assert permissions_of("Reviewers") == {"reviews.view_review", "reviews.act_on_review"}
+    assert permissions_of("Reviewers") == {
+        "reviews.view_review",
+        "reviews.act_on_review",
+        "reviews.view_cannedreason",
+    }
 
 
-def test_security_can_also_act_on_escalated_reviews():
+def test_security_can_also_act_on_escalated_reviews_decide_appeals_and_keep_canned_reasons():
     assert permissions_of("Security") == {
         "reviews.view_review",
         "reviews.act_on_review",
         "reviews.decide_escalated_review",
+        "reviews.view_appeal",
+        "reviews.view_cannedreason",
+        "reviews.add_cannedreason",
+        "reviews.change_cannedreason",
+        "reviews.delete_cannedreason",
     }
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import tomllib
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from threading import Thread
 
 import pytest
 
@@ -138,12 +140,30 @@ def test_force_replaces_a_symlink_without_following_it(serve, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "spec", ["evil", "mallory/../evil", "mallory/Evil", "mallory/evil@1.0/..", "/etc/passwd"]
+    "spec", ["mallory/../evil", "mallory/Evil", "mallory/evil@1.0/..", "/etc/passwd", "a/b/c"]
 )
 def test_a_malformed_spec_is_a_usage_error(spec, tmp_path):
     result = skillgate("install", spec, "--dest", str(tmp_path), registry="http://127.0.0.1:9")
-    assert result.returncode == 2 and "is not OWNER/NAME[@VERSION]" in result.stderr
+    assert result.returncode == 2 and "is not [OWNER/]NAME[@VERSION|@latest]" in result.stderr
     assert leftovers(tmp_path) == []
+
+
+def test_a_bare_name_is_the_one_published_skill_of_that_name(serve, tmp_path):
+    url = serve(good_entries(), GOOD)
+    result = skillgate("install", "evil@latest", "--dest", str(tmp_path), registry=url)
+    assert result.returncode == 0, result.stderr
+    assert "installed mallory/evil@1.0.0" in result.stdout
+
+
+def test_installed_folders_get_the_modes_a_shell_would_give_them(serve, tmp_path):
+    url = serve(good_entries(), GOOD)
+    assert (
+        skillgate("install", "mallory/evil", "--dest", str(tmp_path), registry=url).returncode == 0
+    )
+    installed = tmp_path / "evil"
+    assert oct(installed.stat().st_mode & 0o777) == "0o755"
+    assert oct((installed / "scripts").stat().st_mode & 0o777) == "0o755"
+    assert oct((installed / "SKILL.md").stat().st_mode & 0o777) == "0o644"
 
 
 def test_an_unreachable_or_malformed_registry_fails_cleanly(tmp_path):
@@ -158,6 +178,36 @@ def test_an_unknown_skill_is_not_found(serve, tmp_path):
     result = skillgate("install", "mallory/other", "--dest", str(tmp_path), registry=url)
     assert result.returncode == 1
     assert f"skill mallory/other is not in the registry at {url}" in result.stderr
+    assert "skillgate search other" in result.stderr
+
+
+class NotARegistry(BaseHTTPRequestHandler):
+    """Some other web site: every path is a page that is not there."""
+
+    def do_GET(self) -> None:
+        body = b"<html>Not here</html>"
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_url_that_is_no_registry_says_so(tmp_path):
+    server = HTTPServer(("127.0.0.1", 0), NotARegistry)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = skillgate("install", "mallory/evil", "--dest", str(tmp_path), registry=url)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 1
+    assert f"{url} does not answer like a Skillgate registry" in result.stderr
+    assert "check --registry or SKILLGATE_URL" in result.stderr
 
 
 def test_verify_needs_a_folder_installed_by_skillgate(tmp_path):
