@@ -18,7 +18,9 @@ from grading import linear
 from grading.bundle import graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
 from grading.programs import facts
+from grading.programs import javascript as javascript_programs
 from grading.programs import python as python_programs
+from grading.programs import shell as shell_programs
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
@@ -550,29 +552,46 @@ _PROGRAM_RULES = {
     facts.EXEC_DYNAMIC: "program.exec-dynamic",
 }
 _HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.FETCH_EXEC})
+_PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})
+
+
+def _official_installer(file: _File, line: int, context: ScanContext) -> bool:
+    """The official installer of a well-known tool on this line (the hosts the pipe-to-shell
+    rule leaves to ``exec.pipe-to-shell-installer``): an unpinned installer, a capability."""
+    text = file.original_line(line)
+    return any(ex.search(text) for ex in context.catalogue.rule("exec.pipe-to-shell").exclude)
 
 
 def _analyse_programs(file: _File, context: ScanContext) -> None:
-    """Programs read as programs (``grading.programs``): each Python view's regions — a whole
-    script, or each code block of a Markdown file — parsed and followed from source to sink."""
+    """Programs read as programs (``grading.programs``): each Python, shell and JavaScript view's
+    regions — a whole script, or each code block of a Markdown file — parsed into a syntax tree
+    (``ast``, tree-sitter) and followed from source to sink."""
     done: set[int] = set()
     for view in file.views:
-        if view.kind != "python" or id(view.text) in done or view.anchor is not None:
+        if view.kind not in _PROGRAM_KINDS or id(view.text) in done or view.anchor is not None:
             continue
         done.add(id(view.text))
         if not context.spend(file.path, sum(end - start for start, end in view.regions())):
             return
         regions = view.regions() if view.spans else ((0, len(view.text)),)
-        for fact in python_programs.blocks(view.text, regions):
+        if view.kind == "python":
+            found = python_programs.blocks(view.text, regions)
+        elif view.kind == "shell":
+            found = shell_programs.blocks(view.text, regions)
+        else:
+            found = javascript_programs.blocks(view.text, regions, file.path)
+        for fact in found:
             rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
             line, column = file.locate(fact.offset)
             snippet = visible(_window(file.original_line(line), column))
             label = file.spans.label(fact.offset, view.kind)
-            if (
-                fact.kind in _HOSTED_FACTS
-                and fact.hosts
-                and label in _HOST_CHECKED
-                and all(is_first_party(host, context.declared) for host in fact.hosts)
+            if label in _HOST_CHECKED and (
+                (
+                    fact.kind in _HOSTED_FACTS
+                    and fact.hosts
+                    and all(is_first_party(host, context.declared) for host in fact.hosts)
+                )
+                or (fact.kind == facts.FETCH_EXEC and _official_installer(file, line, context))
             ):
                 label = FIRST_PARTY
             note = f"({fact.detail})"
