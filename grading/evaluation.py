@@ -123,7 +123,7 @@ def samples(scanned: Iterable[Scanned]) -> list[Sample]:
     """Training samples for the weights: every readable benign or harmful entry."""
     return [
         Sample(
-            extract(item.report.findings).values,
+            extract(item.report.findings, item.report.inventory).values,
             item.entry.label in HARMFUL_LABELS,
             item.entry.source or "-",
         )

@@ -111,3 +111,52 @@ PRIVILEGES: dict[str, bool] = {
 to a reviewer. ``package_install`` (root for a package manager's install) is only noted: the
 grading rule (docs/grading.md), in scripts as in prose, is that installing a system package is
 not, by itself, high privilege — the reviewer still sees it listed."""
+
+
+SIGNALS: dict[str, str] = {
+    "injection": "steers the agent against its instructions or the user",
+    "deceit": "hides what it does, or misstates it",
+    "obfuscation": "hides text or code behind an encoding or assembly at run time",
+    "secret_source": "reads secrets or sensitive user data",
+    "sink": "sends data out of the user's machine or conversation",
+    "execution": "runs code it fetched, decoded or assembled",
+    "unvetted_origin": "takes code or instructions from a host that is neither the skill's own nor "
+    "a known one",
+    "risky_origin": "points at a throwaway, tunnel, paste or look-alike host",
+    "remote_access": "opens the machine to a remote operator",
+    "abuse": "spends the user's resources for someone else",
+    "harm": "destroys data, escalates privilege or persists on the host",
+    "supply": "changes where packages or tools come from",
+    "embedded_secret": "carries a credential in the bundle",
+    "unread": "says something sensitive in a language Skillgate does not read",
+}
+"""Independent kinds of evidence. A block is a claim of malice and needs two of them (or one
+finding whose rule says it has no benign reading): a secret source and a sink, concealment and a
+harmful action, obfuscation and execution (``grading.evidence``)."""
+
+CATEGORY_SIGNALS: dict[str, str] = {
+    "instruction_override": "injection",
+    "tool_poisoning": "injection",
+    "invisible_unicode": "injection",
+    "capability_inflation": "injection",
+    "social_engineering": "deceit",
+    "concealment": "deceit",
+    "intent_mismatch": "deceit",
+    "output_tampering": "deceit",
+    "obfuscation": "obfuscation",
+    "credential_access": "secret_source",
+    "env_harvesting": "secret_source",
+    "hardcoded_secrets": "embedded_secret",
+    "exfiltration": "sink",
+    "remote_fetch_execute": "execution",
+    "suspicious_download": "execution",
+    "code_injection": "execution",
+    "reverse_shell": "remote_access",
+    "cryptomining": "abuse",
+    "destructive_commands": "harm",
+    "privilege_escalation": "harm",
+    "persistence": "harm",
+    "excessive_agency": "harm",
+    "supply_chain": "supply",
+}
+"""The signal a finding of each threat category carries unless its rule names its own."""

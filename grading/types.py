@@ -68,6 +68,11 @@ class Tier1Report:
     duration_ms: float
     catalogue_version: str = ""
     """Content hash of the rules and data the engine read (``grading.tier1.catalogue_version``)."""
+    inventory: tuple[dict[str, Any], ...] = ()
+    """The bundle's capabilities (``grading.capabilities.Capability.to_dict``): what it reads,
+    sends, executes, persists, destroys and changes, where, and whether it is declared."""
+    graph: dict[str, Any] = field(default_factory=dict)
+    """Which files the agent obeys (``grading.bundle.graph.InstructionGraph.to_dict``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +83,8 @@ class Tier1Report:
             "engine_version": self.engine_version,
             "duration_ms": self.duration_ms,
             "catalogue_version": self.catalogue_version,
+            "inventory": [dict(entry) for entry in self.inventory],
+            "graph": dict(self.graph),
         }
 
     @classmethod
@@ -85,6 +92,8 @@ class Tier1Report:
         known = _known(cls, data)
         known["findings"] = tuple(Finding.from_dict(f) for f in data.get("findings", ()))
         known["privileges"] = tuple(data.get("privileges", ()))
+        known["inventory"] = tuple(dict(entry) for entry in data.get("inventory", ()))
+        known["graph"] = dict(data.get("graph", {}))
         return cls(**known)
 
 

@@ -17,16 +17,18 @@ malicious, whatever the corpus says.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
+from grading.evidence import CERTAINTY, SEVERITY_STRENGTH, strength
 from grading.taxonomy import THREAT_CATEGORIES, criterion_of
 from grading.types import Finding
 
-FEATURE_SET = "features/1"
+__all__ = ["CERTAINTY", "SEVERITY_STRENGTH", "FeatureVector", "extract", "strength"]
 
-SEVERITY_STRENGTH = {"info": 0.0, "low": 0.15, "medium": 0.4, "high": 0.7, "critical": 1.0}
-CERTAINTY = {"low": 0.4, "medium": 0.75, "high": 1.0}
+FEATURE_SET = "features/2"
+
 CORROBORATING_STRENGTH = 0.3
 """A finding at least this strong (a medium-severity, medium-confidence one) counts towards the
 groups of criteria that corroborate each other."""
@@ -34,11 +36,14 @@ groups of criteria that corroborate each other."""
 CATEGORY_FEATURES = tuple(f"category:{name}" for name in sorted(THREAT_CATEGORIES))
 SEVERITY_FEATURES = ("severity:critical", "severity:high", "severity:medium")
 CORROBORATION_FEATURES = ("corroboration:2-groups", "corroboration:3-groups")
-FEATURES: tuple[str, ...] = CATEGORY_FEATURES + SEVERITY_FEATURES + CORROBORATION_FEATURES
-
-
-def strength(finding: Finding) -> float:
-    return SEVERITY_STRENGTH[finding.severity] * CERTAINTY[finding.confidence]
+INVENTORY_FEATURES = ("inventory:reads-and-sends", "inventory:undeclared")
+"""From the capability inventory (``grading.capabilities``), compared with the description:
+the skill both reads secrets and sends data (in what the agent obeys or runs), and how much it
+does that its description does not account for."""
+FEATURES: tuple[str, ...] = (
+    CATEGORY_FEATURES + SEVERITY_FEATURES + CORROBORATION_FEATURES + INVENTORY_FEATURES
+)
+_WEIGHED_VERBS = frozenset({"reads", "sends", "executes", "persists", "destroys", "configures"})
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,9 @@ class FeatureVector:
     evidence: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
 
 
-def extract(findings: Iterable[Finding]) -> FeatureVector:
+def extract(
+    findings: Iterable[Finding], inventory: Iterable[Mapping[str, Any]] = ()
+) -> FeatureVector:
     strongest: dict[str, Finding] = {}
     for finding in findings:
         if finding.category not in THREAT_CATEGORIES or strength(finding) == 0:
@@ -95,4 +102,19 @@ def extract(findings: Iterable[Finding]) -> FeatureVector:
         if len(corroborating) >= needed:
             values[name] = 1.0
             evidence[name] = support
+    _inventory_features(list(inventory), values)
     return FeatureVector(values, evidence)
+
+
+def _inventory_features(entries: list[Mapping[str, Any]], values: dict[str, float]) -> None:
+    obeyed = [e for e in entries if e.get("obeyed")]
+    verbs = {e.get("verb") for e in obeyed}
+    if "reads" in verbs and "sends" in verbs:
+        values["inventory:reads-and-sends"] = 1.0
+    hidden = {
+        (e.get("verb"), e.get("rule_id"))
+        for e in obeyed
+        if not e.get("declared") and e.get("verb") in _WEIGHED_VERBS
+    }
+    if hidden:
+        values["inventory:undeclared"] = round(1.0 - 0.5 ** len(hidden), 6)

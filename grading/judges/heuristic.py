@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from grading.capabilities import Capability, summary
 from grading.judges.common import is_injection, verdict_for
 from grading.judges.features import FEATURE_SET, FeatureVector, extract, strength
 from grading.judges.weights import Weights, default_weights, sigmoid
@@ -47,7 +48,7 @@ class HeuristicJudge:
 
     def judge(self, files: SkillFiles, tier1: Tier1Report) -> Judgement:
         started = time.perf_counter()
-        vector = extract(tier1.findings)
+        vector = extract(tier1.findings, tier1.inventory)
         contributions = self._contributions(vector)
         evidence = sum(row["contribution"] for row in contributions)
         probability = sigmoid(self.weights.intercept + evidence)
@@ -72,6 +73,7 @@ class HeuristicJudge:
                 "contributions": contributions,
                 "injection_cap": capped,
                 "features": FEATURE_SET,
+                "inventory": summary(Capability.from_dict(e) for e in tier1.inventory),
             },
         )
 

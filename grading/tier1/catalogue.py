@@ -23,13 +23,18 @@ whose URLs are the skill's own declared host is labelled ``first_party``, see
 ``provenance``), ``dual_use: true`` (a capability with legitimate uses: the policy sends it
 to review rather than rejection or auto-approval, see ``grading/policy.yaml``),
 ``spans: fixed`` (the hit weighs the same in any kind of text, see
-``spans``) and, for raw-character rules (``target: original``), a ``trigger`` character
-class of non-ASCII characters.
+``spans``), ``signals`` (the independent kinds of evidence a hit is, ``taxonomy.SIGNALS``;
+by default the one its category carries — a rule that already joins a source to a sink names
+both), ``conclusive: true`` (a hit in acted-on text has no benign reading: it alone fails the
+skill, see ``grading.evidence``) and, for raw-character rules (``target: original``), a
+``trigger`` character class of non-ASCII characters.
 
-Patterns must stay linear-time: unbounded ``*``/``+`` is only allowed on ``\\s`` (written
-possessive, ``\\s*+``, so adjacent optional parts cannot backtrack quadratically over long
-whitespace), other repetition must be bounded (``{0,200}``), and a pattern may not start with a
-repeated atom. The loader rejects anything else, and a test runs every rule on pathological input.
+Patterns run on RE2 (``grading.linear``), whose matching time is linear in the text whatever the
+pattern: the loader refuses a pattern RE2 cannot run (look-arounds, back-references), so a rule
+that could backtrack never ships. What a look-around used to say is said by ``unless``:
+expressions searched in the match (and ``unless_reach`` characters after it) that veto it —
+"curl | sh" written as a placeholder, a pinned commit after a git URL, a private IP address.
+A pattern must also parse as Python's ``re`` (the prefilter reads its literals from that parse).
 """
 
 from __future__ import annotations
@@ -42,18 +47,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from grading.taxonomy import CATEGORIES, PRIVILEGES
+from grading import linear, strictyaml
+from grading.taxonomy import CATEGORIES, CATEGORY_SIGNALS, PRIVILEGES, SIGNALS
 from grading.tier1.files import expand_kinds
 from grading.tier1.index import KeywordRules, StringSearch, key_token
 from grading.tier1.limits import MAX_FILE_CHARS
-from grading.tier1.literals import Literals, gated, leading_literals, required_literals
+from grading.tier1.literals import Literals, leading_literals, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 RULES_DIR = Path(__file__).with_name("rules")
 DATA_DIR = Path(__file__).with_name("data")
-MAX_BOUND = 400
 MIN_LEADING_SEARCHED = 5
 """A pattern's leading literals are added to the search (see ``Rule.leading``) when each has at
 least this many characters. Shorter ones are used only if the search has them anyway (as
@@ -86,7 +89,7 @@ class Rule:
     keyword_set: frozenset[str]
     substring_keywords: bool
     window: tuple[int, int]
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[linear.LinearPattern, ...]
     literals: tuple[Literals | None, ...]
     """For each pattern, strings of which every match contains one (``literals``); None: none
     proven, the pattern always runs."""
@@ -97,7 +100,14 @@ class Rule:
     any_literals: Literals | None
     """The patterns' literals together: a text holding none of them matches no pattern (None
     when some pattern has none)."""
-    exclude: tuple[re.Pattern[str], ...]
+    exclude: tuple[linear.LinearPattern, ...]
+    unless: tuple[linear.LinearPattern, ...]
+    """Expressions that veto a match when found in it or ``unless_reach`` characters after it
+    (what a look-around would say; RE2 has none)."""
+    unless_reach: int
+    distinct: tuple[int, ...]
+    """Capture groups whose texts must differ (what a back-reference said: two secrets of
+    different services, not one service's pair)."""
     on_original: bool
     trigger: str
     non_ascii_only: bool
@@ -113,6 +123,12 @@ class Rule:
     """A capability with legitimate uses (an installer, a scheduled job, a stored credential, an
     action without confirmation): on its own it sends the skill to a person (``policy``), never
     to rejection and never to auto-approval."""
+    signals: tuple[str, ...]
+    """The independent kinds of evidence a hit is (``taxonomy.SIGNALS``): one for most rules,
+    two for a rule that already joins them (a secret read *and* sent)."""
+    conclusive: bool
+    """A hit in acted-on text has no benign reading (a reverse shell, smuggled instructions):
+    the one kind of single finding that may block a skill."""
     paths: re.Pattern[str] | None
     """Path rules read only the files whose path matches (and need no keywords)."""
     context: tuple[str, ...]
@@ -193,7 +209,10 @@ def load_catalogue() -> Catalogue:
 def build_catalogue(paths: list[Path]) -> Catalogue:
     rules: list[Rule] = []
     for path in paths:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_StrictLoader) or {}
+        try:
+            document = strictyaml.load(path.read_text(encoding="utf-8")) or {}
+        except strictyaml.DuplicateKeyError as exc:
+            raise CatalogueError(f"{path.name}: {exc}") from exc
         for raw in document.get("rules", []):
             rules.append(_parse_rule(raw, path.name))
     by_id: dict[str, Rule] = {}
@@ -222,25 +241,6 @@ def build_catalogue(paths: list[Path]) -> Catalogue:
     return Catalogue(tuple(rules), by_id, raw_rules, raw_trigger, search)
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """Safe YAML that refuses duplicate keys, which would otherwise silently overwrite."""
-
-
-def _mapping_without_duplicates(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    keys = [loader.construct_object(key) for key, _ in node.value]
-    duplicates = {key for key in keys if keys.count(key) > 1}
-    if duplicates:
-        raise CatalogueError(
-            f"duplicate key(s) {sorted(duplicates)} at line {node.start_mark.line + 1}"
-        )
-    return loader.construct_mapping(node, deep=True)
-
-
-_StrictLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates
-)
-
-
 def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
     rule_id = raw.get("id")
     where = f"{source}: rule {rule_id!r}"
@@ -255,8 +255,10 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         raise CatalogueError(f"{where}: unknown privilege {raw['privilege']!r}")
     engine = bool(raw.get("engine", False))
     kinds = expand_kinds(raw.get("kinds", ["any"]))
-    patterns = tuple(gated(_compile(p, where)) for p in raw.get("patterns", []))
-    literals = tuple(required_literals(p) for p in patterns)
+    sources = [str(p) for p in raw.get("patterns", [])]
+    patterns = tuple(_compile(p, where) for p in sources)
+    parsed = tuple(_python(p, where) for p in sources)
+    literals = tuple(required_literals(p) for p in parsed)
     keywords = tuple(k.lower() for k in raw.get("keywords", []))
     non_ascii_only = bool(raw.get("non_ascii_only", False))
     on_original = raw.get("target", "normalised") == "original"
@@ -290,9 +292,12 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         window=_window(raw.get("window", DEFAULT_WINDOW), where),
         patterns=patterns,
         literals=literals,
-        leading=tuple(leading_literals(p) for p in patterns),
+        leading=tuple(leading_literals(p) for p in parsed),
         any_literals=_together(literals),
         exclude=tuple(_compile(p, where) for p in raw.get("exclude", [])),
+        unless=tuple(_compile(p, where) for p in raw.get("unless", [])),
+        unless_reach=_reach(raw.get("unless_reach", 0), where),
+        distinct=tuple(int(g) for g in raw.get("distinct", [])),
         on_original=on_original,
         trigger=trigger,
         non_ascii_only=non_ascii_only,
@@ -306,6 +311,8 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
         first_party=bool(raw.get("first_party", False)),
         dual_use=bool(raw.get("dual_use", False)),
+        signals=_signals(raw, where),
+        conclusive=bool(raw.get("conclusive", False)),
         paths=_paths(raw.get("paths"), where),
         context=tuple(str(c).lower() for c in raw.get("context", [])),
         min_entropy=float(raw.get("min_entropy", 0.0)),
@@ -324,6 +331,17 @@ def _together(literals: tuple[Literals | None, ...]) -> Literals | None:
     return frozenset(together)
 
 
+def _signals(raw: dict[str, Any], where: str) -> tuple[str, ...]:
+    """``signals``: the rule's own, else the one its category carries (none for hygiene)."""
+    named = raw.get("signals")
+    if named is None:
+        default = CATEGORY_SIGNALS.get(raw["category"])
+        return (default,) if default else ()
+    if not isinstance(named, list) or not named or any(s not in SIGNALS for s in named):
+        raise CatalogueError(f"{where}: signals must be a list of {', '.join(sorted(SIGNALS))}")
+    return tuple(dict.fromkeys(named))
+
+
 def _paths(raw: Any, where: str) -> re.Pattern[str] | None:
     """``paths``: regular expressions over the file path (case-insensitive), any may match."""
     if raw is None:
@@ -331,7 +349,7 @@ def _paths(raw: Any, where: str) -> re.Pattern[str] | None:
     if not isinstance(raw, list) or not raw or not all(isinstance(p, str) for p in raw):
         raise CatalogueError(f"{where}: paths must be a list of regular expressions")
     for source in raw:
-        _compile(source, where)
+        _python(source, where)
     return re.compile("|".join(f"(?:{p})" for p in raw), re.IGNORECASE)
 
 
@@ -352,14 +370,33 @@ def _window(raw: Any, where: str) -> tuple[int, int]:
     return raw[0], raw[1]
 
 
-def _compile(source: str, where: str) -> re.Pattern[str]:
-    problem = unsafe_repetition(source)
-    if problem:
-        raise CatalogueError(f"{where}: pattern {source!r}: {problem}")
+def _compile(source: str, where: str) -> linear.LinearPattern:
+    """``source`` on RE2; a pattern RE2 cannot run in linear time is refused."""
+    _python(source, where)
+    try:
+        return linear.compile(source)
+    except linear.LinearError as exc:
+        raise CatalogueError(
+            f"{where}: pattern {source!r} cannot run in linear time (RE2 refuses it: {exc};"
+            " say a look-around with `unless`)"
+        ) from exc
+
+
+def _python(source: str, where: str) -> re.Pattern[str]:
+    """``source`` as Python's ``re`` reads it: the prefilter reads literals from that parse."""
     try:
         return re.compile(source)
     except re.error as exc:
         raise CatalogueError(f"{where}: pattern {source!r} does not compile: {exc}") from exc
+
+
+def _reach(raw: Any, where: str) -> int:
+    if not isinstance(raw, int) or not 0 <= raw <= MAX_UNLESS_REACH:
+        raise CatalogueError(f"{where}: unless_reach must be 0 to {MAX_UNLESS_REACH}")
+    return raw
+
+
+MAX_UNLESS_REACH = 1000
 
 
 def _expand(content: str) -> str | bytes:
@@ -368,39 +405,6 @@ def _expand(content: str) -> str | bytes:
     if content == _OVERSIZED_MARKER:
         return "a" * (MAX_FILE_CHARS + 1)
     return content
-
-
-def unsafe_repetition(source: str) -> str | None:
-    """Why ``source`` could backtrack badly, or None. A deliberately strict, simple lint."""
-    index, in_class, atom_start = 0, False, -1
-    while index < len(source):
-        ch = source[index]
-        if ch == "\\":
-            if not in_class:
-                atom_start = index
-            index += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class, atom_start = True, index
-        elif ch in "*+" and (index == 0 or source[index - 1] not in "*+?{}("):
-            if source[atom_start : atom_start + 2] != "\\s":
-                return f"unbounded {ch!r} on something other than \\s at {index}"
-            if source[index + 1 : index + 2] != "+":
-                return f"unbounded \\s{ch} at {index} must be possessive (\\s{ch}+)"
-            if not source.startswith("^") and not source[:atom_start].replace("(?i)", ""):
-                return "pattern starts with a repeated atom"
-        elif ch == "{":
-            bound = re.match(r"\{(\d*),?(\d*)\}", source[index:])
-            if bound and bound.group(2) == "" and "," in bound.group(0):
-                return f"unbounded repetition {bound.group(0)}"
-            if bound and int(bound.group(2) or bound.group(1) or 0) > MAX_BOUND:
-                return f"repetition bound above {MAX_BOUND}"
-        elif ch not in ")|?":
-            atom_start = index
-        index += 1
-    return None
 
 
 _BINARY_MARKER, _OVERSIZED_MARKER = "!binary", "!oversized"

@@ -1,8 +1,10 @@
 """Tier 1: deterministic rules over every file of a bundle, then skill-level inferences.
 
-The verdict is FAIL only on a high-confidence critical finding — a Tier 1 fail is final for the
-author, so it is reserved for unambiguous threats (reverse shells, piping a download into a shell,
-smuggled instructions…). Every other finding is evidence for Tier 2.
+The verdict is FAIL only on malice with no benign reading (``grading.evidence``: a conclusive
+finding, or a critical one whose rule joins two signals) — a Tier 1 fail is final for the
+author, so it is reserved for unambiguous threats (reverse shells, a download from a stranger's
+host piped into a shell, smuggled instructions…). Every other finding is evidence for Tier 2
+and the decision policy.
 
 The skill is *high-privilege* when a finding of at least medium confidence carries a privilege
 (the ``privilege`` field of a rule) that ``taxonomy.PRIVILEGES`` marks for review, and the kind of
@@ -30,10 +32,13 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from grading.bundle.graph import build_graph
+from grading.capabilities import inventory
+from grading.evidence import assess
 from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
-from grading.tier1.findings import Collector, is_blocking
+from grading.tier1.findings import Collector
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names, declared_privileges
@@ -41,7 +46,7 @@ from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
 
-ENGINE_VERSION = "tier1-rules/2.0"
+ENGINE_VERSION = "tier1-rules/3.0"
 """Bumped when the engine changes how it reads files (span labels, flows, deobfuscation); the
 rules and data files have their own version, ``catalogue_version()``."""
 
@@ -56,6 +61,8 @@ def scan(files: SkillFiles) -> Tier1Report:
         catalogue,
         collector,
         manifest=manifest.path,
+        graph=build_graph(texts, manifest.path),
+        declared_rules=declared_privileges(manifest.declared_text),
         declared=declared_names(manifest.name, manifest.description, manifest.urls),
         shipped=frozenset(path.rsplit("/", 1)[-1] for path in files),
     )
@@ -73,7 +80,10 @@ def scan(files: SkillFiles) -> Tier1Report:
             key=lambda f: (-SEVERITY_ORDER[f.severity], f.file, f.line, f.column, f.rule_id),
         )
     )
-    return _report(catalogue, findings, round((time.perf_counter() - started) * 1000, 3))
+    report = _report(catalogue, findings, round((time.perf_counter() - started) * 1000, 3))
+    entries = inventory(findings, catalogue.by_id, manifest.declared_text)
+    graph = context.graph.to_dict() if context.graph is not None else {}
+    return replace(report, inventory=tuple(e.to_dict() for e in entries), graph=graph)
 
 
 def without_rules(report: Tier1Report, rule_ids: frozenset[str]) -> Tier1Report:
@@ -85,13 +95,15 @@ def without_rules(report: Tier1Report, rule_ids: frozenset[str]) -> Tier1Report:
         _report(load_catalogue(), kept, report.duration_ms),
         engine_version=report.engine_version,
         catalogue_version=report.catalogue_version,
+        inventory=tuple(e for e in report.inventory if e.get("rule_id") not in rule_ids),
+        graph=report.graph,
     )
 
 
 def _report(catalogue: Catalogue, findings: tuple[Finding, ...], duration_ms: float) -> Tier1Report:
     privileges = _privileges(catalogue, findings)
     return Tier1Report(
-        verdict="FAIL" if any(is_blocking(f) for f in findings) else "PASS",
+        verdict="FAIL" if assess(findings, catalogue.by_id).final else "PASS",
         findings=findings,
         high_privilege=any(PRIVILEGES.get(p, True) for p in privileges),
         privileges=privileges,

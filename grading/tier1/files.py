@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from grading import linear
 from skillformat.skillmd import front_matter_span
 
 KINDS = frozenset(
@@ -318,3 +319,20 @@ def views_of(path: str, text: str) -> list[View]:
     if "shell" in kinds:
         views.extend(v for v in embedded_script_views(text) if v.kind not in kinds)
     return views
+
+
+_JSON_STRING = linear.compile(r'"((?:[^"\\\n]|\\.)+)"(\s*:)?')
+"""A JSON string and, when it is a key, the colon after it."""
+_YAML_VALUE = linear.compile(
+    r"(?m)^[ \t]*(?:-[ \t]+)?(?:[\w\"'.-]{1,80}[ \t]*:[ \t]+)?([^\n#|>][^\n]*)$"
+)
+
+
+def data_strings_view(path: str, text: str) -> View:
+    """The string values of a data file (JSON, YAML, TOML) as prose: when the agent is told to
+    carry out a checklist or a plan kept as data, its values are instructions."""
+    if path.lower().endswith((".yaml", ".yml")):
+        spans = [m.span(1) for m in _YAML_VALUE.finditer(text)]
+    else:
+        spans = [m.span(1) for m in _JSON_STRING.finditer(text) if m.start(2) < 0]
+    return View("prose", _keep_only(text, spans), tuple(spans))

@@ -142,11 +142,3 @@ def _clip(snippet: str) -> str:
     if len(snippet) <= SNIPPET_CHARS:
         return snippet
     return snippet[: SNIPPET_CHARS - 1] + "…"
-
-
-def is_blocking(finding: Finding) -> bool:
-    """Tier 1 fails a skill only on a high-confidence critical finding."""
-    return (
-        SEVERITY_ORDER[finding.severity] >= SEVERITY_ORDER["critical"]
-        and CONFIDENCE_ORDER[finding.confidence] >= CONFIDENCE_ORDER["high"]
-    )

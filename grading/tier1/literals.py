@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 _parser: Any = importlib.import_module("re._parser")
 """The regex parser (typeshed has no stubs for the engine's private modules)."""
@@ -44,14 +44,23 @@ CASE_FOLD_EXCEPTIONS = "\u0130\u0131\u017f"
 Literals = frozenset[str]
 
 
-def required_literals(pattern: re.Pattern[str]) -> Literals | None:
+class Source(Protocol):
+    """A compiled pattern's source and flags (``re.Pattern`` or ``grading.linear``'s)."""
+
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def flags(self) -> int: ...
+
+
+def required_literals(pattern: Source) -> Literals | None:
     """Lower-case ASCII strings (each at least MIN_LENGTH long) of which every match of
     ``pattern`` contains one; None when no such set can be proven."""
     _, required = _sequence(_parser.parse(pattern.pattern, pattern.flags))
     return required
 
 
-def leading_literals(pattern: re.Pattern[str]) -> Literals | None:
+def leading_literals(pattern: Source) -> Literals | None:
     """Lower-case ASCII strings (each at least MIN_LENGTH long) one of which every match of
     ``pattern`` starts with — a match can then only begin where one of them occurs; None when
     no such set can be proven."""

@@ -65,7 +65,7 @@ _LURE_WORDS = frozenset(
         "verification", "secure", "security", "login", "signin", "auth", "wallet", "connector",
         "connect", "official", "support", "helpdesk", "activate", "activation", "client", "sync",
         "cdn", "get", "release", "releases", "agent", "desktop", "plugin", "extension", "bonus",
-        "airdrop", "claim", "recovery", "unlock",
+        "airdrop", "claim", "recovery", "unlock", "mirror", "proxy", "registry", "cache",
     }
 )  # fmt: skip
 """Words a combosquatted host adds to a brand to look like its download or sign-in page."""

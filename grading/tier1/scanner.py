@@ -14,10 +14,25 @@ from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add
 
+from grading import linear
+from grading.bundle import graph, intents, lexicon
+from grading.bundle.graph import InstructionGraph
+from grading.programs import facts
+from grading.programs import javascript as javascript_programs
+from grading.programs import python as python_programs
+from grading.programs import shell as shell_programs
 from grading.tier1 import decoding
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
-from grading.tier1.files import View, file_kinds, is_markdown, views_of
+from grading.tier1.files import (
+    View,
+    _keep_only,
+    data_strings_view,
+    fenced_blocks,
+    file_kinds,
+    is_markdown,
+    views_of,
+)
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
@@ -29,7 +44,15 @@ from grading.tier1.normalise import (
     visible,
 )
 from grading.tier1.provenance import URL_HOST, hosts_in, is_first_party, lookalike_of
-from grading.tier1.spans import EXAMPLE, FIRST_PARTY, INSTRUCTION, SHIPPED_CODE, FileSpans
+from grading.tier1.spans import (
+    CONSENTED,
+    DECLARED,
+    EXAMPLE,
+    FIRST_PARTY,
+    INSTRUCTION,
+    SHIPPED_CODE,
+    FileSpans,
+)
 from grading.types import SEVERITY_ORDER
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
@@ -120,6 +143,12 @@ class ScanContext:
     """Names and hosts the manifest declares (see ``provenance``)."""
     shipped: frozenset[str] = frozenset()
     """The base names of the bundle's files, to tell shipped scripts from unshipped ones."""
+    declared_rules: frozenset[str] = frozenset()
+    """Rules whose capability the manifest names (``provenance.declared_privileges``): their
+    hits in obeyed text are labelled ``declared``."""
+    graph: InstructionGraph | None = None
+    """Which files the agent obeys (``grading.bundle.graph``); None reads every Markdown file
+    other than the manifest as documentation."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
@@ -132,17 +161,44 @@ class ScanContext:
         return True
 
 
+_SPAN_ROLES = {
+    graph.MANIFEST: "manifest",
+    graph.FOLLOWED: "manifest",
+    graph.READ: "doc",
+    graph.REFERENCE: "reference",
+    graph.TEST: "test",
+}
+"""The kind of text each role of the instruction graph is to the span labeller: a followed file
+is instructions through and through (code blocks too), a read one has documented examples."""
+
+
+def _role(path: str, context: ScanContext) -> str:
+    if context.graph is None:
+        if not is_markdown(path):
+            return "shipped"
+        return "manifest" if path == context.manifest else "doc"
+    role = context.graph.role(path)
+    if role in (graph.READ, graph.FOLLOWED) and not is_markdown(path):
+        return "shipped" if not graph.is_data(path) else _SPAN_ROLES[role]
+    return _SPAN_ROLES.get(role, "shipped")
+
+
 def scan_file(path: str, text: str, context: ScanContext) -> None:
     catalogue, collector = context.catalogue, context.collector
     data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
-    role = "shipped" if not is_markdown(path) else "manifest" if path == context.manifest else "doc"
-    file = _File(path, text, normalise(text, fold=not data_only), role)
-    views = file.views = views_of(path, file.normalised.text)
+    obeyed = context.graph is not None and context.graph.obeyed(path)
+    file = _File(path, text, normalise(text, fold=not data_only), _role(path, context))
+    views = file.views = _without_messages(views_of(path, file.normalised.text), path)
+    if obeyed and graph.is_data(path):
+        views.append(data_strings_view(path, file.normalised.text))
     kinds = {view.kind for view in views}
     index = TextIndex(file.normalised.text, tokenise=not data_only, search=catalogue.search)
     file.lowered = index.lowered
     _match_views(file, views, index, context)
+    if obeyed:
+        _read_intents(file, context)
     _follow_flows(file, context)
+    _analyse_programs(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
     if file.role != "shipped":
@@ -219,6 +275,12 @@ def _run_rule(
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
+            if rule.unless and _vetoed(rule, view.text, match.start(), match.end()):
+                continue
+            if rule.distinct and len({match.group(g).lower() for g in rule.distinct}) < len(
+                rule.distinct
+            ):
+                continue
             if rule.min_entropy and entropy(_longest_token(match.group())) < rule.min_entropy:
                 continue
             if view.anchor is not None:
@@ -233,6 +295,10 @@ def _run_rule(
                 label = file.spans.label(match.start(), view.kind)
                 if rule.first_party and label in _HOST_CHECKED and _first_party(line_text, context):
                     label = FIRST_PARTY
+                elif (
+                    rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
+                ):
+                    label = CONSENTED
             if rule.category == "hardcoded_secrets":
                 snippet = snippet.replace(match.group(), _redact(match.group()))
             collector.add(rule, file.path, line, column, snippet, note, span=label)
@@ -244,6 +310,25 @@ def _run_rule(
 _HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
 
 
+def _consented(text: str, offset: int, reach: int = 300) -> bool:
+    """Whether the sentence holding ``offset`` makes what it says conditional on the user's
+    consent ("only if the user confirms", "ask first")."""
+    low = max(0, offset - reach)
+    before = text[low:offset]
+    cut = max(before.rfind(". "), before.rfind("\n\n"), before.rfind("\n- "))
+    start = low + cut + 1 if cut >= 0 else low
+    after = text[offset : offset + reach]
+    ends = [i for i in (after.find(". "), after.find("\n\n")) if i >= 0]
+    end = offset + (min(ends) if ends else len(after))
+    return bool(lexicon.hits("consent", text[start:end].lower()))
+
+
+def _vetoed(rule: Rule, text: str, start: int, end: int) -> bool:
+    """Whether an ``unless`` expression of the rule occurs in the match or just after it."""
+    reach = text[start : end + rule.unless_reach]
+    return any(veto.search(reach) for veto in rule.unless)
+
+
 def _first_party(line: str, context: ScanContext) -> bool:
     """True when every URL on the line points at a host the skill declares as its own."""
     hosts = hosts_in(line)
@@ -251,11 +336,11 @@ def _first_party(line: str, context: ScanContext) -> bool:
 
 
 def _matches(
-    pattern: re.Pattern[str],
+    pattern: linear.LinearPattern | re.Pattern[str],
     text: str,
     windows: list[tuple[int, int]],
     starts: list[int] | None = None,
-) -> Iterator[re.Match[str]]:
+) -> Iterator[linear.LinearMatch | re.Match[str]]:
     """What ``pattern.finditer`` finds in each window.
 
     ``starts``: the offsets (ascending) where a match can begin, when every match starts with
@@ -268,7 +353,9 @@ def _matches(
         if starts is not None:
             first, last = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
         if starts is None or (last - first) * _TRY_COST > end - start:
-            yield from pattern.finditer(text, start, end)
+            # one character before the window: a pattern that begins by consuming the character
+            # before its subject (what a look-behind said) can match at the window's start
+            yield from pattern.finditer(text, max(0, start - 1), end)
             continue
         resume = start
         for offset in starts[first:last]:
@@ -355,6 +442,160 @@ def _undo_disguises(file: _File, context: ScanContext) -> None:
                     context.collector.add(
                         rule, file.path, *where, snippet, span=file.spans.hidden()
                     )
+
+
+_INTENT_RULES = {
+    "secret-send": "intent.secret-send",
+    "conceal": "intent.conceal",
+    "override": "intent.override",
+    "disable-safety": "intent.disable-safety",
+    "destroy-user-data": "intent.destroy-user-data",
+    "fetch-execute": "intent.fetch-execute",
+    "spelled-url": "intent.spelled-url",
+    "ask-secret": "intent.ask-secret",
+    "redirect-payment": "intent.redirect-payment",
+    "unread-language": "intent.unread-language",
+    "secret-disclose": "intent.secret-disclose",
+    "agent-config-write": "intent.agent-config-write",
+    "agent-config-beacon": "intent.agent-config-beacon",
+    "tool-config-change": "intent.tool-config-change",
+    "weaken-security": "intent.weaken-security",
+    "data-url-secret": "intent.data-url-secret",
+    "data-url": "intent.data-url",
+}
+_HOSTED_INTENTS = frozenset(
+    {"secret-send", "fetch-execute", "agent-config-beacon", "tool-config-change", "data-url"}
+)
+"""Intents whose destination or origin may be the skill's own declared host."""
+
+
+def _read_intents(file: _File, context: ScanContext) -> None:
+    """What the obeyed prose of the file asks for, read by meaning (``grading.bundle.intents``):
+    its prose regions, and the string values of a data file the agent carries out."""
+    fences = (
+        {(f.start, f.end) for f in fenced_blocks(file.normalised.text)}
+        if is_markdown(file.path)
+        else set()
+    )  # a fenced text block is a template or an example of output, not prose to obey
+    regions = tuple(
+        region
+        for view in file.views
+        if view.kind == "prose"
+        for region in view.regions()
+        if region not in fences
+    )
+    if not regions or not context.spend(file.path, sum(e - s for s, e in regions)):
+        return
+    for found in intents.read(file.normalised.text, regions):
+        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
+        line, column = file.locate(found.start)
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(found.start, "prose")
+        if (
+            found.kind in _HOSTED_INTENTS
+            and found.hosts
+            and label in _HOST_CHECKED
+            and all(is_first_party(host, context.declared) for host in found.hosts)
+        ):
+            if found.kind == "secret-send" and found.objects == ("credential",):
+                continue  # a credential sent to its own service's host authenticates there
+            label = FIRST_PARTY
+        elif rule.id in context.declared_rules and label in _HOST_CHECKED:
+            label = DECLARED
+        elif (
+            rule.dual_use and label == INSTRUCTION and _consented(file.normalised.text, found.start)
+        ):
+            label = CONSENTED
+        note = f"({found.detail}; language: {found.language})"
+        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _without_messages(views: list[View], path: str) -> list[View]:
+    """A shipped Python script's views with the messages it raises, asserts or logs blanked
+    (``programs.python.message_spans``): what it refuses is not what it does."""
+    if is_markdown(path):
+        return views
+    masked: list[View] = []
+    for view in views:
+        spans = (
+            python_programs.message_spans(view.text, test=graph.is_test(path))
+            if view.kind == "python"
+            else []
+        )
+        if spans and view.spans == ():
+            keep = _complement(spans, len(view.text))
+            masked.append(View(view.kind, _keep_only(view.text, keep)))
+        else:
+            masked.append(view)
+    return masked
+
+
+def _complement(spans: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    kept: list[tuple[int, int]] = []
+    cursor = 0
+    for start, end in sorted(spans):
+        if start > cursor:
+            kept.append((cursor, start))
+        cursor = max(cursor, end)
+    if cursor < size:
+        kept.append((cursor, size))
+    return kept
+
+
+_PROGRAM_RULES = {
+    facts.SECRET_FLOW: "program.secret-flow",
+    facts.FETCH_EXEC: "program.fetch-exec",
+    facts.DECODED_EXEC: "program.decoded-exec",
+    facts.DECODED_STRING: "program.decoded-string",
+    facts.SECRET_READ: "program.secret-read",
+    facts.NETWORK_SEND: "program.network-send",
+    facts.EXEC_DYNAMIC: "program.exec-dynamic",
+}
+_HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.FETCH_EXEC})
+_PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})
+
+
+def _official_installer(file: _File, line: int, context: ScanContext) -> bool:
+    """The official installer of a well-known tool on this line (the hosts the pipe-to-shell
+    rule leaves to ``exec.pipe-to-shell-installer``): an unpinned installer, a capability."""
+    text = file.original_line(line)
+    return any(ex.search(text) for ex in context.catalogue.rule("exec.pipe-to-shell").exclude)
+
+
+def _analyse_programs(file: _File, context: ScanContext) -> None:
+    """Programs read as programs (``grading.programs``): each Python, shell and JavaScript view's
+    regions — a whole script, or each code block of a Markdown file — parsed into a syntax tree
+    (``ast``, tree-sitter) and followed from source to sink."""
+    done: set[int] = set()
+    for view in file.views:
+        if view.kind not in _PROGRAM_KINDS or id(view.text) in done or view.anchor is not None:
+            continue
+        done.add(id(view.text))
+        if not context.spend(file.path, sum(end - start for start, end in view.regions())):
+            return
+        regions = view.regions() if view.spans else ((0, len(view.text)),)
+        if view.kind == "python":
+            found = python_programs.blocks(view.text, regions)
+        elif view.kind == "shell":
+            found = shell_programs.blocks(view.text, regions)
+        else:
+            found = javascript_programs.blocks(view.text, regions, file.path)
+        for fact in found:
+            rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+            line, column = file.locate(fact.offset)
+            snippet = visible(_window(file.original_line(line), column))
+            label = file.spans.label(fact.offset, view.kind)
+            if label in _HOST_CHECKED and (
+                (
+                    fact.kind in _HOSTED_FACTS
+                    and fact.hosts
+                    and all(is_first_party(host, context.declared) for host in fact.hosts)
+                )
+                or (fact.kind == facts.FETCH_EXEC and _official_installer(file, line, context))
+            ):
+                label = FIRST_PARTY
+            note = f"({fact.detail})"
+            context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 _FLOW_RULES = {

@@ -16,7 +16,12 @@ policy (``adjust``) can weigh a hit by where it is:
 * ``first_party`` — for rules about hosts, a hit whose URLs all point at the skill's own declared
   host (``provenance``): an installer from the tool's homepage rather than a dropper;
 * ``declared`` — a privileged action the manifest openly names (``provenance``), relabelled
-  after the scan: still a privilege for a reviewer, no longer evidence of deceit.
+  after the scan: still a privilege for a reviewer, no longer evidence of deceit;
+* ``reference`` — a document no instruction points the agent at (``grading.bundle.graph``):
+  read by people, not obeyed;
+* ``test`` — tests and fixtures that nothing runs;
+* ``consented`` — a capability the same sentence makes conditional on the user's consent ("only if
+  the user confirms", "ask first"): the pattern a skill should follow, still listed for the judge.
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -49,9 +54,14 @@ DETECTION = "detection"
 NEGATION = "negation"
 FIRST_PARTY = "first_party"
 DECLARED = "declared"
+REFERENCE = "reference"
+TEST = "test"
+CONSENTED = "consented"
 LABELS = (
-    INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED
+    INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
+    REFERENCE, TEST, CONSENTED,
 )  # fmt: skip
+_CODE_ROLES = frozenset({"shipped", "test"})
 
 _SENTENCE_REACH = 400
 """How far a cued sentence may extend beyond its cue, so beyond the prose region holding it."""
@@ -207,23 +217,27 @@ class FileSpans:
         self.role = role
         set_cues = cues()
         self._whole = ""
-        if role == "shipped" and set_cues.detection_files.search(path.lower()):
+        code_role = role in _CODE_ROLES
+        if code_role and set_cues.detection_files.search(path.lower()):
             self._whole = DETECTION
+            return
+        if role == "test":
+            self._whole = TEST
             return
         prose = [
             region
             for view in views
-            if role != "shipped" and view.kind in ("prose", "frontmatter")
+            if not code_role and view.kind in ("prose", "frontmatter")
             for region in view.regions()
         ]
         code = [
             region
             for view in views
-            if role == "shipped" or view.kind not in ("prose", "frontmatter")
+            if code_role or view.kind not in ("prose", "frontmatter")
             for region in view.regions()
         ]
         lowered = text.lower() if lowered is None else lowered
-        headings = _headings(text) if role != "shipped" else []  # shipped code has no sections
+        headings = _headings(text) if not code_role else []  # shipped code has no sections
         detection: list[tuple[int, int]] = []
         if any(word in lowered for word in _BLOCK_WORDS):
             detection.extend(m.span() for m in set_cues.detection_blocks.finditer(text))
@@ -233,7 +247,7 @@ class FileSpans:
         if any(word in lowered for word in _LINE_WORDS):
             detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
         captioned: list[tuple[int, int]] = []
-        if role != "shipped":
+        if not code_role:
             detection.extend(_detection_fences(text, lowered, set_cues))
             captioned.extend(_captioned_fences(text, set_cues))
             sections = _sections(text, headings, set_cues.detection_headings)
@@ -256,6 +270,8 @@ class FileSpans:
     def base(self, kind: str) -> str:
         if self.role == "shipped":
             return SHIPPED_CODE
+        if self.role == "reference":
+            return REFERENCE
         if self.role == "doc" and kind not in ("prose", "frontmatter"):
             return EXAMPLE
         return INSTRUCTION
@@ -263,7 +279,7 @@ class FileSpans:
     def hidden(self) -> str:
         """The label of content recovered from hiding (decoded blobs, tag characters): never a
         lowered one, whatever surrounds it."""
-        return SHIPPED_CODE if self.role == "shipped" else INSTRUCTION
+        return SHIPPED_CODE if self.role in _CODE_ROLES else INSTRUCTION
 
     def label(self, offset: int, kind: str) -> str:
         """When cues overlap, the label that lowers a hit most wins only if it is the more

@@ -43,7 +43,9 @@ def test_reading_credentials_in_one_file_and_sending_in_another_is_correlated() 
     assert correlated.severity == "critical"
     assert correlated.file == "reporter.py"
     assert "collector.py" in correlated.message
-    assert report.verdict == "FAIL"
+    # two files that read and send are a strong inference, not proof: the decision policy
+    # rejects on it (two signals), Tier 1 does not fail on it alone
+    assert (correlated.confidence, report.verdict) == ("medium", "PASS")
 
 
 def test_the_verdict_fails_only_on_high_confidence_critical_findings() -> None:
@@ -100,4 +102,4 @@ def test_findings_come_most_severe_first_and_the_report_is_json_ready() -> None:
     report = scan(load_fixture_skill("config-auditor"))
     severities = [SEVERITY_ORDER[f.severity] for f in report.findings]
     assert severities == sorted(severities, reverse=True)
-    assert json.loads(json.dumps(report.to_dict()))["verdict"] == "FAIL"
+    assert json.loads(json.dumps(report.to_dict()))["verdict"] == report.verdict

@@ -15,6 +15,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from grading.linear import LinearPattern
 from grading.tier1 import decoding, files, flows, normalise, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
@@ -59,7 +60,7 @@ FILTERED = [
 ]
 
 
-def _kept(pattern: re.Pattern[str], text: str) -> bool:
+def _kept(pattern: re.Pattern[str] | LinearPattern, text: str) -> bool:
     """True when the prefilter lets ``pattern`` run on every window it has a match in."""
     index = TextIndex(text, search=CATALOGUE.search)
     literals = required_literals(pattern)

@@ -28,7 +28,8 @@ def judged(score: int) -> Judgement:
         (tier1(privileges=("elevated_execution",)), 95, "review"),
         (tier1(), 79, "review"),
         (tier1(), 60, "review"),
-        (tier1(), 59, "reject"),
+        # a low score with no corroborated malice in obeyed text is a person's to decide
+        (tier1(), 59, "review"),
     ],
 )
 def test_outcomes(report: Tier1Report, score: int | None, outcome: str) -> None:
@@ -80,6 +81,8 @@ DELETE = found(
 URL_INSTALL = found("supply-chain.url-install", "supply_chain", "medium", "medium", "instruction")
 EXFIL = found("exfil.send-sensitive", "exfiltration", "high", "medium", "instruction")
 SSH = found("cred.ssh-keys", "credential_access", "high", "high", "instruction")
+SEND_OUT = found("exfil.upload-local-file", "exfiltration", "medium", "medium", "instruction")
+CONCEAL = found("concealment.hide-from-user", "concealment", "critical", "medium", "instruction")
 CLOUD = found("cred.cloud-and-tool-stores", "credential_access", "high", "high", "instruction")
 
 
@@ -93,12 +96,22 @@ CLOUD = found("cred.cloud-and-tool-stores", "credential_access", "high", "high",
         ((CLOUD,), 11, "review"),
         # a sign of malice next to it: the low score stands
         ((SUDO, EXFIL), 5, "reject"),
+        # a rule that joins a secret source to a sink is two signals by itself
         ((EXFIL,), 30, "reject"),
-        # several credential stores swept at once is harvesting, not a tool's job
-        ((SSH, CLOUD), 10, "reject"),
-        # nothing acted on: the judge's score decides
+        # several credential stores swept at once: one signal (a secret source), for a person;
+        # with a sink it is corroborated
+        ((SSH, CLOUD), 10, "review"),
+        ((SSH, CLOUD, SEND_OUT), 10, "reject"),
+        # one sign of malice, one signal: a person decides
+        ((CONCEAL,), 10, "review"),
+        ((CONCEAL, DELETE), 10, "reject"),
+        # corroborated malice is blocked below auto-approval; a judge that approves it sends it
+        # to a person instead
+        ((CONCEAL, DELETE), 70, "reject"),
+        ((CONCEAL, DELETE), 85, "review"),
+        # nothing acted on: a high score approves, a low one is not a claim of malice
         ((), 99, "auto_approve"),
-        ((), 20, "reject"),
+        ((), 20, "review"),
     ],
 )
 def test_dual_use_goes_to_review_not_reject(
@@ -127,14 +140,26 @@ def test_the_skills_own_host_makes_a_finding_dual_use() -> None:
 def test_a_review_for_dual_use_names_the_rules() -> None:
     decision = decide(with_findings(SUDO), judged(15), auto_approve_min=80, review_min=60)
     assert "privilege.sudo-dangerous" in decision.reasons[0]
-    assert "no sign of malice" in decision.reasons[0]
+    assert "no corroborated malice" in decision.reasons[0]
 
 
-def test_root_plus_world_writable_paths_accumulate_to_escalation() -> None:
+def test_capabilities_together_are_still_a_persons_to_decide() -> None:
+    """Root plus opening permissions to everyone, or an installer plus sudo: capabilities of
+    one or two kinds, never a claim of malice on their own."""
     open_to_all = found(
         "privilege.world-writable", "privilege_escalation", "medium", "high", "instruction"
     )
-    decision = decide(
-        with_findings(SUDO, open_to_all), judged(4), auto_approve_min=80, review_min=60
-    )
+    for findings in ((SUDO, open_to_all), (SUDO, URL_INSTALL), (SUDO, DELETE, URL_INSTALL)):
+        decision = decide(with_findings(*findings), judged(4), auto_approve_min=80, review_min=60)
+        assert decision.outcome == "review", findings
+
+
+def test_a_rejection_names_the_signals_that_corroborate_each_other() -> None:
+    decision = decide(with_findings(CONCEAL, SSH), judged(5), auto_approve_min=80, review_min=60)
     assert decision.outcome == "reject"
+    assert "deceit" in decision.reasons[0] and "secret_source" in decision.reasons[0]
+
+
+def test_a_sign_of_malice_holds_back_auto_approval() -> None:
+    decision = decide(with_findings(CONCEAL), judged(90), auto_approve_min=80, review_min=60)
+    assert decision.outcome == "review"

@@ -71,14 +71,15 @@ def test_every_skill_is_graded_and_the_results_are_written_as_json(tmp_path: Pat
     assert outcomes == {
         "ok-1": "auto_approve",
         "bad-1": "tier1_fail",
-        "bad-2": "tier1_fail",
+        "bad-2": "reject",  # read in one file, sent in another: corroborated, not conclusive
         "bad-3": "tier1_fail",
     }
     item = document["items"][1]
     assert set(item) >= {"id", "label", "source", "outcome", "score", "tier1_ms", "findings"}
     assert item["findings"][0]["rule_id"] == "revshell.dev-tcp"
     summary = document["summary"]
-    assert summary["by_label"]["malicious"]["counts"]["tier1_fail"] == 3
+    assert summary["by_label"]["malicious"]["counts"]["tier1_fail"] == 2
+    assert summary["by_label"]["malicious"]["blocked_rate"] == 1.0
     assert summary["by_label"]["benign"]["rates"]["auto_approve"] == 1.0
     assert summary["by_source"]["lab/malicious"]["total"] == 2
     assert set(summary["tier1_ms"]) == {"median", "p95", "p99", "max"}
@@ -147,4 +148,4 @@ def test_fit_weights_writes_the_same_weights_for_the_same_corpus(tmp_path: Path)
         call_command("fit_weights", str(root), "--out", str(target), stdout=io.StringIO())
     assert first.read_bytes() == second.read_bytes()
     weights = json.loads(first.read_text(encoding="utf-8"))
-    assert weights["feature_set"] == "features/1" and weights["fitted"]["samples"] == 4
+    assert weights["feature_set"] == "features/2" and weights["fitted"]["samples"] == 4

@@ -136,13 +136,37 @@ def test_detection_content_contains_what_it_detects_without_weight() -> None:
 def test_code_in_a_documentation_file_is_an_example_short_of_a_tier1_fail() -> None:
     report = scan(
         {
-            "SKILL.md": skill_md("See the reference."),
+            "SKILL.md": skill_md("See [the reference](references/install.md) for background."),
             "references/install.md": f"```bash\n{PIPE}\n```\n",
         }
     )
     finding = _only(report, "exec.pipe-to-shell")
     assert (finding.span, finding.severity) == ("example", "medium")
     assert report.verdict == "PASS" and not report.high_privilege  # documentation, not orders
+
+
+def test_a_document_nothing_points_at_is_reference_material() -> None:
+    report = scan(
+        {
+            "SKILL.md": skill_md("See the reference."),
+            "references/install.md": f"```bash\n{PIPE}\n```\n",
+        }
+    )
+    finding = _only(report, "exec.pipe-to-shell")
+    assert (finding.span, finding.severity) == ("reference", "medium")
+    assert report.verdict == "PASS" and not report.high_privilege
+
+
+def test_code_in_a_document_the_agent_is_told_to_follow_is_an_order() -> None:
+    report = scan(
+        {
+            "SKILL.md": skill_md("Before anything else, follow `docs/SETUP.md` step by step."),
+            "docs/SETUP.md": f"# Setup\n\n```bash\n{PIPE}\n```\n",
+        }
+    )
+    finding = _only(report, "exec.pipe-to-shell")
+    assert (finding.span, finding.severity) == ("instruction", "critical")
+    assert report.verdict == "FAIL"
 
 
 def test_shipped_code_and_hidden_content_are_never_lowered() -> None:

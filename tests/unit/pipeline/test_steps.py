@@ -13,7 +13,7 @@ from pipeline.services.attempts import StepContext
 from pipeline.states import State
 from pipeline.transitions import Actor, Change, transition
 from registry.models import BundleSnapshot, SkillVersion
-from tests.support.skills import benign_files, tier1_failing_files
+from tests.support.skills import rejected_files, tier1_failing_files
 from tests.unit.pipeline.factories import held_by, submission_in
 
 pytestmark = pytest.mark.django_db
@@ -132,10 +132,10 @@ def test_a_skill_in_the_review_band_opens_a_review(make_user, settings):
     assert submission.review.reasons
 
 
-def test_a_low_score_is_rejected_with_a_verdict(make_user, settings):
-    settings.SKILLGATE_AUTO_APPROVE_MIN_SCORE = 101
-    settings.SKILLGATE_REVIEW_MIN_SCORE = 101
-    submission = submission_in(State.RECEIVED, make_user(), files=benign_files())
+def test_a_low_score_is_rejected_with_a_verdict(make_user):
+    """A rejection is a claim of malice (issue 22): it needs corroborated evidence, not only a
+    score under the review threshold."""
+    submission = submission_in(State.RECEIVED, make_user(), files=rejected_files())
     run_all(submission.pk)
     submission.refresh_from_db()
     assert submission.state == State.REJECTED

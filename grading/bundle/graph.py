@@ -1,0 +1,270 @@
+"""The instruction graph: which files of a bundle the agent obeys, starting from SKILL.md.
+
+An agent loads SKILL.md and does what it says. When SKILL.md tells it to follow, carry out, read
+or run another file — by a Markdown link, a path in backticks, a bare path, "follow SETUP.md",
+"run scripts/sync.py", "carry out the steps in checklist.json" — that file is obeyed too, and so,
+transitively, are the files *it* points at. Files nothing points at are reference material: a
+write-up in ``references/`` that no instruction sends the agent to is read by people, not by the
+agent. Tests and fixtures are not instructions unless an instruction runs them.
+
+Roles (what each file is to the agent):
+
+* ``manifest`` — SKILL.md (or, in a bundle without one, every Markdown file);
+* ``followed`` — a file the agent is told to follow or carry out: all of it is instructions,
+  code blocks included;
+* ``read`` — a file the agent is told to read or consult: its prose is instructions, its code
+  blocks examples (as in any documentation);
+* ``executed`` — a script an instruction runs;
+* ``reference`` — Markdown or text nothing points at;
+* ``test`` — tests and fixtures nothing runs;
+* ``shipped`` — any other file (scripts and configuration the skill ships).
+
+A data file (JSON, YAML) that is followed or read holds instructions in its string values.
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+from ahocorasick_rs import AhoCorasick
+
+from grading.bundle import lexicon
+
+MANIFEST = "manifest"
+FOLLOWED = "followed"
+READ = "read"
+EXECUTED = "executed"
+REFERENCE = "reference"
+TEST = "test"
+SHIPPED = "shipped"
+OBEYED_ROLES = frozenset({MANIFEST, FOLLOWED, READ})
+"""Roles whose text is instructions."""
+
+_MARKDOWN = (".md", ".markdown", ".mdx", ".mdc")
+_DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml")
+_TEXT = (".txt", ".rst", ".adoc", ".org")
+_SCRIPTS = (
+    ".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".ps1", ".rb",
+    ".pl", ".php", ".bat", ".cmd",
+)  # fmt: skip
+_TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|spec|specs|fixtures?|testdata|test_data|e2e)/"
+    r"|(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|[^/]*\.(?:test|spec)\.\w+|conftest\.py)$",
+    re.IGNORECASE,
+)
+_VERB_REACH = 120
+"""Characters before a mention (on its line) read for the verb that says how to use the file."""
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``source`` tells the agent to ``kind`` (follow, read, run) ``target``, at ``line``."""
+
+    source: str
+    target: str
+    kind: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "kind": self.kind, "line": self.line}
+
+
+@dataclass(frozen=True)
+class InstructionGraph:
+    root: str | None
+    roles: Mapping[str, str]
+    edges: tuple[Edge, ...]
+
+    def role(self, path: str) -> str:
+        return self.roles.get(path, SHIPPED)
+
+    def obeyed(self, path: str) -> bool:
+        return self.role(path) in OBEYED_ROLES
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "roles": dict(sorted(self.roles.items())),
+            "edges": [edge.to_dict() for edge in self.edges],
+        }
+
+
+def is_markdown(path: str) -> bool:
+    return path.lower().endswith(_MARKDOWN)
+
+
+def is_data(path: str) -> bool:
+    return path.lower().endswith(_DATA)
+
+
+def is_script(path: str) -> bool:
+    return path.lower().endswith(_SCRIPTS)
+
+
+def is_test(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
+
+
+def build_graph(texts: Mapping[str, str], manifest: str | None) -> InstructionGraph:
+    """The graph of a bundle whose readable files are ``texts`` (path → text)."""
+    paths = sorted(texts)
+    lookup = _Lookup(paths)
+    roots = [manifest] if manifest else [p for p in paths if is_markdown(p)]
+    roles: dict[str, str] = dict.fromkeys(roots, MANIFEST)
+    edges: list[Edge] = []
+    queue = deque(roots)
+    while queue:
+        source = queue.popleft()
+        text = texts.get(source, "")
+        if not _instructs(source):
+            continue
+        for target, kind, line in _mentions(source, text, lookup):
+            if target == source or target in roots:
+                continue
+            edges.append(Edge(source, target, kind, line))
+            role = _role_for(target, kind)
+            if _rank(role) > _rank(roles.get(target)):
+                first_time = target not in roles
+                roles[target] = role
+                if first_time or role == FOLLOWED:
+                    queue.append(target)
+    for path in paths:
+        if path in roles:
+            continue
+        if is_test(path):
+            roles[path] = TEST
+        elif is_markdown(path) or path.lower().endswith(_TEXT):
+            roles[path] = REFERENCE
+        else:
+            roles[path] = SHIPPED
+    return InstructionGraph(manifest, roles, tuple(edges))
+
+
+def _instructs(path: str) -> bool:
+    """Files whose text can point the agent at other files: documents and data."""
+    lowered = path.lower()
+    return is_markdown(path) or is_data(path) or lowered.endswith(_TEXT)
+
+
+_RANKS = {None: 0, SHIPPED: 1, READ: 2, EXECUTED: 2, FOLLOWED: 3, MANIFEST: 4}
+
+
+def _rank(role: str | None) -> int:
+    return _RANKS.get(role, 1)
+
+
+def _role_for(target: str, kind: str) -> str:
+    if is_script(target):
+        return EXECUTED
+    if kind == "follow":
+        return FOLLOWED
+    if is_markdown(target) or is_data(target) or target.lower().endswith(_TEXT):
+        return READ
+    return SHIPPED
+
+
+class _Lookup:
+    """Bundle paths by every name a mention may use: the full path, and a base name that only
+    one file has."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.full = set(paths)
+        names: dict[str, list[str]] = {}
+        for path in paths:
+            names.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        self.unique = {name: found[0] for name, found in names.items() if len(found) == 1}
+        self.names = frozenset(names)
+        self.folders: dict[str, list[str]] = {}
+        for path in paths:
+            parts = path.split("/")[:-1]
+            for depth in range(1, len(parts) + 1):
+                self.folders.setdefault("/".join(parts[:depth]), []).append(path)
+        self.folder_names = frozenset(folder.rsplit("/", 1)[-1] for folder in self.folders)
+        needles = sorted(n for n in self.names | self.folder_names if len(n) >= 3)
+        self.names_search = AhoCorasick(needles or ["\x00\x00\x00"])
+        """Every file and folder name of the bundle, found in a text in one pass."""
+
+    def resolve(self, mention: str, source: str) -> list[str]:
+        mention = mention.split("#", 1)[0].split("?", 1)[0].strip("`'\".,;:)")
+        if not mention or "://" in mention:
+            return []
+        last = mention.rstrip("/").rsplit("/", 1)[-1]
+        if last not in self.names and last not in self.folder_names:
+            return []  # the common case: a word or a path of some other project
+        base = posixpath.dirname(source)
+        candidates = [
+            posixpath.normpath(posixpath.join(base, mention)),
+            posixpath.normpath(mention),
+        ]
+        for candidate in candidates:
+            if candidate in self.full:
+                return [candidate]
+        for candidate in candidates:
+            folder = candidate.rstrip("/")
+            if mention.endswith("/") and folder in self.folders:
+                return self.folders[folder]
+        name = mention.rstrip("/").rsplit("/", 1)[-1]
+        if "." in name and name in self.unique:
+            return [self.unique[name]]
+        return []
+
+
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@~+./-")
+
+
+def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, int]]:
+    """(target, kind, line) for each mention of a bundle file in ``text``: every occurrence of a
+    file's or folder's name (one Aho–Corasick pass), widened to the path around it."""
+    found: list[tuple[str, str, int]] = []
+    seen: set[tuple[str, str]] = set()
+    tokens: set[tuple[int, int]] = set()
+    newlines: list[int] | None = None
+    for _, start, end in lookup.names_search.find_matches_as_indexes(text, overlapping=False):
+        while start > 0 and text[start - 1] in _PATH_CHARS:
+            start -= 1
+        while end < len(text) and text[end] in _PATH_CHARS:
+            end += 1
+        if (start, end) in tokens:
+            continue
+        tokens.add((start, end))
+        targets = lookup.resolve(text[start:end], source)
+        if not targets:
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        before = _clause(text[max(line_start, start - _VERB_REACH) : start].lower())
+        line_end = text.find("\n", start)
+        after = text[end : line_end if line_end >= 0 else len(text)][:60].lower()
+        kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
+        if newlines is None:  # where each line ends, from the lengths of the lines (in C)
+            newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))
+        line = bisect.bisect_right(newlines, start) + 1
+        for target in targets:
+            if (target, kind) in seen:
+                continue
+            seen.add((target, kind))
+            found.append((target, "run" if is_script(target) else kind, line))
+    return found
+
+
+_CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|[。！？；]")
+
+
+def _clause(before: str) -> str:
+    """The part of ``before`` in the same sentence as what follows it."""
+    ends = [m.end() for m in _CLAUSE_END.finditer(before)]
+    return before[ends[-1] :] if ends else before
+
+
+_AFTER = re.compile(r"^\W{0,4}(?:exactly|step by step|in order|to the letter)\b")
+
+
+def _follows_after(after: str) -> bool:
+    """ "carry out the steps in checklist.json *exactly*": the word may come after the name."""
+    return bool(_AFTER.search(after))

@@ -1,0 +1,475 @@
+"""What an instruction asks the agent to do, read by meaning in any language Skillgate reads.
+
+An instruction *unit* is a paragraph, a list item, a table row or a heading of obeyed prose (a
+long one is cut into sentences). In each unit the lexicon (``lexicon``) finds meanings: a
+sensitive object (credentials, the conversation, wallets and payment details, source code), an
+action (send, fetch, run, delete, change, ask the user), secrecy, an instruction override, a
+safety control switched off; ``urls`` finds destinations, spelled out or not. Combinations of
+meanings in one unit are *intents*, each of which Tier 1 reports as a finding:
+
+* ``secret-send`` — a sensitive object, a sending verb and an outside destination;
+* ``conceal`` — keep something from the user;
+* ``override`` — ignore earlier, system or safety instructions;
+* ``disable-safety`` — act without asking, switch off a sandbox, a check, a prompt;
+* ``destroy-user-data`` — delete or rewrite the user's VCS history, backups, databases, files;
+* ``fetch-execute`` — download something from a URL and run it, in words;
+* ``spelled-url`` — a URL written out in words ("example dot io slash x"), a way past filters;
+* ``ask-secret`` — ask the user for a seed phrase, a private key, a card or a one-time code;
+* ``redirect-payment`` — change where money goes, to an address the skill names;
+* ``secret-disclose`` — put the contents of a credential store, or a secret's value, into what
+  the agent writes (a report, a comment, an answer);
+* ``agent-config-write`` / ``agent-config-beacon`` — write into the agent's own instructions or
+  memory (CLAUDE.md, AGENTS.md, memory files) — with a URL in it, a standing call home;
+* ``tool-config-change`` — change an MCP server list, a package registry or index, a git remote;
+* ``weaken-security`` — make the code the skill writes accept anyone: skip authentication, accept
+  unsigned tokens (``alg: none``), switch off signature or certificate checks;
+* ``data-url-secret`` / ``data-url`` — a Markdown image or link whose URL is filled in with a
+  secret (or with data): rendering it sends the data to the URL's host;
+* ``unread-language`` — a unit in a language Skillgate does not read that names a sensitive
+  object, an outside URL or a safety control: a person must read it.
+
+A verb negated in its clause ("never send keys anywhere", "do not run it") does not count.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from grading import linear
+from grading.bundle import lexicon
+from grading.bundle.language import identify
+from grading.programs.sensitive import SECRET_NAME
+
+
+def sensitive_name(placeholder: str) -> bool:
+    """A placeholder that names a secret (``{OPENAI_API_KEY}``, ``$TOKEN``)."""
+    return SECRET_NAME.search(placeholder) is not None
+
+
+MAX_UNIT = 700
+"""Characters of one unit; a longer paragraph is read sentence by sentence."""
+_NEGATION_REACH = 48
+"""Characters before a verb, within its clause, where a negation cancels it."""
+
+_UNIT_BREAK = re.compile(r"\n[ \t]*(?:\n|(?=[-*+•|#>]|\d{1,3}[.)]\s))")
+_SENTENCE = re.compile(r"[.!?](?=\s)|[。！？]")
+_CLAUSE_BREAK = re.compile(r"[.;:!?,]\s|[。；：！？，、]|\s(?:but|and then|then|however)\s")
+URL = linear.compile(
+    r"(?i)\b(?:https?|wss?|ftp)://([a-z0-9][a-z0-9.-]{0,252}\.[a-z]{2,24}|\d{1,3}(?:\.\d{1,3}){3})"
+)
+_BARE_HOST = linear.compile(
+    r"(?i)(?:^|[\s(`'\"<])((?:[a-z0-9-]{1,63}\.){1,4}(?:com|io|net|org|dev|app|ai|co|me|sh|xyz|site|"
+    r"online|top|cloud|tech|info|ru|cn|pw|cc|link|click|live|run|tools)\b)(?:/[^\s)`'\">]{0,200})?"
+)
+_SPELLED_URL = linear.compile(
+    r"(?i)\b[a-z0-9-]{2,63}\s+(?:dot|punkt|point|punto|ponto|точка)\s+"
+    r"(?:com|io|net|org|dev|app|ai|co|me|sh|xyz|site|ru|cn|cloud|tech)\b"
+    r"(?:\s+(?:slash|schrägstrich|barre|barra|слэш)\s+[a-z0-9_-]{1,60})?"
+)
+_EMAIL = linear.compile(r"(?i)\b[\w.+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,4}\b")
+_DESTINATION_WORDS = linear.compile(
+    r"(?i)\b(?:webhook|endpoint|server|service|collector|telemetry|analytics|backend|bucket|"
+    r"pastebin|gist|channel|bot|inbox|mailbox|remote)\b|服务器|端点|サーバー|エンドポイント|서버|сервер"
+)
+_AUTH_USE = linear.compile(
+    r"(?i)\b(?:authori[sz]ation|authenticat\w*|bearer|headers?|x-api-key|log\s?in|sign\s?in|"
+    r"auth\s+flag|--token|--api-key|environment\s+variable|env\s+var|keychain\s+entry)\b"
+)
+_INSTRUMENT = linear.compile(
+    r"(?i)\b(?:using|with|via|through|by)\s+(?:your|the|their|an?|its)?\s*$"
+)
+_IBAN = linear.compile(r"\b[A-Z]{2}\d{2}\s?(?:[A-Z0-9]{4}\s?){2,7}[A-Z0-9]{1,4}\b")
+_CRYPTO_ADDRESS = linear.compile(
+    r"\b(?:0x[a-fA-F0-9]{40}|bc1[a-z0-9]{25,60}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|T[A-Za-z1-9]{33})\b"
+)
+_NEUTRAL_CUES = linear.compile(
+    r"(?i)~/\.|\.ssh\b|\.aws\b|\.env\b|id_rsa|\.kube|wallet|keychain|cookies|token|passw|secret|"
+    r"api[_-]?key|https?://|sudo\b|rm\s+-rf|curl\b|wget\b|chmod\b|\|\s*(?:ba)?sh\b|--no-verify|"
+    r"--dangerously|nopasswd|\b[A-Z0-9_]{2,40}_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
+)
+_DATA_URL = linear.compile(
+    r"(?i)!?\[[^\]\n]{0,200}\]\((?P<url>https?://[^)\s]{0,300}?"
+    r"(?P<placeholder>\{\{?[^}\s]{1,60}\}\}?|\$\{?[A-Za-z_]\w{0,60}\}?|<[A-Za-z_][\w -]{0,40}>)"
+    r"[^)\s]{0,300})\)"
+)
+"""A Markdown image or link whose URL is filled in at run time (``{API_KEY}``, ``$TOKEN``,
+``<summary>``): rendering it sends what is filled in to the URL's host."""
+_SENSITIVE = ("credential", "conversation", "financial", "source_code")
+_ACTIONS = ("send", "destroy", "fetch", "history_rewrite")
+_MANNER_REACH = 40
+"""How near a sending, deleting or fetching verb a manner word must be to say how it is done
+("quietly send", "delete …
+silently"): "fails silently" alone keeps nothing from anyone."""
+_SELF_NEGATED = re.compile(
+    r"^(?:don|do not|never|not|no |nie|ne |n'|no |não|не |不|别|しない|하지|말)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Intent:
+    kind: str
+    start: int
+    """Offset in the file's text of the words the intent was read from."""
+    end: int
+    detail: str
+    hosts: tuple[str, ...] = ()
+    """Hosts of the unit's URLs (for the skill's own host, see ``provenance``)."""
+    language: str = ""
+    objects: tuple[str, ...] = ()
+    """The kinds of sensitive object the unit names (``credential``, ``conversation``…)."""
+
+
+@dataclass
+class _Unit:
+    start: int
+    end: int
+    text: str
+    """The unit's text in lower case."""
+    original: str
+    language: str = ""
+    languages: frozenset[str] | None = None
+    """The languages whose terms are read in the unit: English and the unit's own."""
+    readable: bool = True
+    index: dict[tuple[str, str], list[tuple[int, int]]] | None = None
+    """(class, language) → the unit's term hits (unit-relative), from one pass per region."""
+    cued: bool = True
+    """Whether a language-neutral cue or a spelled-out URL occurs in the unit."""
+
+    def identify(self, *, short: bool = True, english_words: int = 2) -> None:
+        """``short``: ask the model about a short unit too (its terms may be foreign);
+        ``english_words``: English function words that settle the unit is English."""
+        if not self.language:
+            spoken = identify(self.original, short=short, english_words=english_words)
+            self.language, self.readable = spoken.code, spoken.readable
+            self.languages = frozenset({"en", self.language})
+
+
+def units(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[_Unit]:
+    """The instruction units of ``text`` within ``regions`` (see the module docstring)."""
+    for region_start, region_end in regions:
+        cursor = region_start
+        breaks = [m.start() + 1 for m in _UNIT_BREAK.finditer(text, region_start, region_end)]
+        for boundary in [*breaks, region_end]:
+            yield from _split(text, cursor, boundary)
+            cursor = boundary
+
+
+def _split(text: str, start: int, end: int) -> Iterator[_Unit]:
+    chunk = text[start:end]
+    if not chunk.strip():
+        return
+    if end - start <= MAX_UNIT:
+        yield _Unit(start, end, chunk.lower(), chunk)
+        return
+    cursor = start
+    for match in _SENTENCE.finditer(text, start, end):
+        if match.end() - cursor >= MAX_UNIT // 4 or match.end() == end:
+            piece = text[cursor : match.end()]
+            yield _Unit(cursor, match.end(), piece.lower(), piece)
+            cursor = match.end()
+    while cursor < end:
+        stop = min(end, cursor + MAX_UNIT)
+        piece = text[cursor:stop]
+        yield _Unit(cursor, stop, piece.lower(), piece)
+        cursor = stop
+
+
+def read(text: str, regions: tuple[tuple[int, int], ...]) -> list[Intent]:
+    """The intents of the obeyed prose ``regions`` of ``text``.
+
+    Each region is read in one pass per (class, language) it holds (RE2's set match says
+    which): the hits are then dealt to the region's units, and only a unit whose hits can make
+    an intent, or that holds a cue (a language-neutral one, a URL spelled out in words), is
+    read further."""
+    found: list[Intent] = []
+    for start, end in regions:
+        region = text[start:end]
+        lowered = _lower(region)
+        cues = sorted(
+            [m.start() for m in _NEUTRAL_CUES.finditer(region)]
+            + [m.start() for m in _SPELLED_URL.finditer(region)]
+        )
+        pairs = lexicon.matched(lowered)
+        if not cues and not _possible(lexicon.classes_of(pairs, None)):
+            continue  # nothing in the whole region can make an intent
+        classes = lexicon.classes_of(pairs, None)
+        needed = set(_HELPERS).union(*(c for c in _COMBINATIONS if c <= classes))
+        hits = {pair: lexicon.pair_hits(pair, lowered) for pair in pairs if pair[0] in needed}
+        pieces = list(units(text, ((start, end),)))
+        unit_starts = [unit.start - start for unit in pieces]
+        indexes: list[dict[tuple[str, str], list[tuple[int, int]]]] = [{} for _ in pieces]
+        for pair, pair_hits in hits.items():  # each hit dealt to the unit it falls in
+            for hit_start, hit_end in pair_hits:
+                at = bisect.bisect_right(unit_starts, hit_start) - 1
+                if at >= 0:
+                    low = unit_starts[at]
+                    indexes[at].setdefault(pair, []).append((hit_start - low, hit_end - low))
+        for unit, index in zip(pieces, indexes, strict=True):
+            low, high = unit.start - start, unit.end - start
+            unit.index = index
+            unit.text = lowered[low:high]
+            at = bisect.bisect_left(cues, low)
+            unit.cued = at < len(cues) and cues[at] < high
+            if unit.cued or _possible(frozenset(cls for cls, _ in index)):
+                found.extend(_intents(unit))
+    return found
+
+
+def _lower(text: str) -> str:
+    """``text`` in lower case, one character for one: offsets stay those of ``text`` (the few
+    characters whose lower case is longer, such as a dotted capital I, are kept as they are)."""
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def _hits(name: str, unit: _Unit) -> list[tuple[int, int]]:
+    if unit.index is None:
+        return lexicon.hits(name, unit.text, unit.languages)
+    return sorted(
+        hit
+        for (cls, language), hits in unit.index.items()
+        if cls == name and lexicon.applies(language, unit.languages)
+        for hit in hits
+    )
+
+
+def _negated(unit: _Unit, at: int) -> bool:
+    """A negation in the clause before position ``at`` of the unit."""
+    low = max(0, at - _NEGATION_REACH)
+    before = unit.text[low:at]
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(before)]
+    clause = before[breaks[-1] :] if breaks else before
+    return bool(lexicon.hits("negation", clause, unit.languages))
+
+
+def _live(name: str, unit: _Unit) -> list[tuple[int, int]]:
+    """Hits of ``name`` in the unit that no negation before them cancels."""
+    return [hit for hit in _hits(name, unit) if not _negated(unit, hit[0])]
+
+
+def _hosts(unit: _Unit) -> tuple[str, ...]:
+    hosts = [m.group(1).lower() for m in URL.finditer(unit.original)]
+    hosts += [m.group(1).lower() for m in _BARE_HOST.finditer(unit.original)]
+    return tuple(dict.fromkeys(hosts))
+
+
+_SENTENCE_CUT = re.compile(r"[.!?;](?:\s|$)|[。！？；]|\n")
+
+
+def _same_sentence(unit: _Unit, first: int, second: int) -> bool:
+    """No sentence ends between two positions of the unit."""
+    low, high = sorted((first, second))
+    return not _SENTENCE_CUT.search(unit.text, low, high)
+
+
+_COMBINATIONS: tuple[frozenset[str], ...] = tuple(
+    frozenset(combination)
+    for combination in (
+        {"secrecy"}, {"secrecy_manner"}, {"override"}, {"disable_safety"}, {"history_rewrite"},
+        {"send", "credential"}, {"send", "conversation"}, {"send", "financial"},
+        {"send", "source_code"}, {"destroy", "user_data_target"}, {"fetch", "run"},
+        {"ask_user", "financial"}, {"change", "payment_target"}, {"disclose", "credential"},
+        {"write", "agent_config"}, {"write", "tool_config"}, {"change", "tool_config"},
+        {"security_weakening"}, {"tool_config_command"}, {"security_weakening_config", "write"},
+        {"security_weakening_config", "change"},
+    )
+)  # fmt: skip
+"""Classes that together can make an intent: a unit holding none of these is not read on."""
+
+
+_HELPERS = ("addressee", "hardening", "secrecy_manner", "secrecy", "user_data_target", "send",
+            "destroy", "fetch", "history_rewrite", "write", "change")  # fmt: skip
+"""Classes an intent reads besides its combination (who is addressed, whether a check is
+tightened, which verbs a manner word qualifies)."""
+
+
+def _possible(present: frozenset[str]) -> bool:
+    return any(combination <= present for combination in _COMBINATIONS)
+
+
+def _intents(unit: _Unit) -> Iterator[Intent]:
+    """The unit's intents. Secrecy counts when it is addressed ("don't tell the user", "do not
+    mention this step") or stands next to another intent of the unit ("…, and don't mention
+    it"); a manner word ("quietly", "leise") when it says how an action of the unit is done:
+    "fails silently" or "don't show line numbers" keeps nothing from anyone."""
+    words = unit.text
+    pairs = frozenset(unit.index) if unit.index is not None else lexicon.matched(words)
+    if not unit.cued and not _possible(lexicon.classes_of(pairs, None)):
+        return
+    cue = unit.cued and _NEUTRAL_CUES.search(unit.original) is not None
+    foreign = any(language not in ("en", "any", "any+") for _, language in pairs)
+    if foreign or cue or not unit.original.isascii():
+        # only a cue to check (is a sensitive thing said in a language we do not read?): one
+        # English function word settles it, and the model is asked about far fewer units
+        unit.identify(
+            short=foreign or not unit.original.isascii(), english_words=2 if foreign else 1
+        )
+    else:
+        unit.language, unit.languages = "en", frozenset({"en"})
+    present = lexicon.classes_of(pairs, unit.languages)
+    found = list(_actions(unit, present))
+    acting = any(f.kind not in ("spelled-url", "unread-language") for f in found)
+    secrecy: list[tuple[int, int]] = []
+    if "secrecy" in present and ("addressee" in present or acting):
+        secrecy = [
+            hit
+            for hit in _hits("secrecy", unit)
+            if _SELF_NEGATED.match(words[hit[0] : hit[1]]) or not _negated(unit, hit[0])
+        ]
+    if not secrecy and "secrecy_manner" in present:
+        actions = [hit for name in _ACTIONS if name in present for hit in _live(name, unit)]
+        secrecy = [
+            hit
+            for hit in _live("secrecy_manner", unit)
+            if any(abs(hit[0] - action[0]) <= _MANNER_REACH for action in actions)
+        ]
+    if secrecy:
+        start, end = secrecy[0]
+        named = tuple(name for name in _SENSITIVE if _hits(name, unit))
+        found.append(
+            Intent(
+                "conceal",
+                unit.start + start,
+                unit.start + end,
+                words[start:end],
+                _hosts(unit),
+                unit.language,
+                named,
+            )
+        )
+    yield from found
+
+
+def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
+    words = unit.text
+    hosts = _hosts(unit)
+    spelled = list(_SPELLED_URL.finditer(unit.original))
+    at = unit.start
+    sensitive = {name: _hits(name, unit) if name in present else [] for name in _SENSITIVE}
+
+    def intent(kind: str, span: tuple[int, int], detail: str) -> Intent:
+        named = tuple(name for name in _SENSITIVE if sensitive[name])
+        return Intent(kind, at + span[0], at + span[1], detail, hosts, unit.language, named)
+
+    def said(span: tuple[int, int]) -> str:
+        return words[span[0] : span[1]]
+
+    def live(name: str) -> list[tuple[int, int]]:
+        return _live(name, unit) if name in present else []
+
+    def found(name: str) -> list[tuple[int, int]]:
+        return _hits(name, unit) if name in present else []
+
+    override = live("override")
+    if override:
+        yield intent("override", override[0], said(override[0]))
+    disable = live("disable_safety")
+    if disable:
+        yield intent("disable-safety", disable[0], said(disable[0]))
+
+    objects = [hit for hits in sensitive.values() for hit in hits]
+    sends = live("send")
+    destination = bool(hosts or spelled or _EMAIL.search(unit.original))
+    destination = destination or bool(_DESTINATION_WORDS.search(unit.original))
+    pairs = [
+        (obj, send) for send in sends for obj in objects if _same_sentence(unit, obj[0], send[0])
+    ]
+    if pairs and destination:
+        credential_only = not any(sensitive[n] for n in _SENSITIVE if n != "credential")
+        instruments = all(
+            _INSTRUMENT.search(unit.original[max(0, obj[0] - 24) : obj[0]]) for obj, _ in pairs
+        )
+        if not (credential_only and (_AUTH_USE.search(unit.original) or instruments)):
+            obj, send = pairs[0]
+            yield intent("secret-send", send, f"{said(obj)} → {said(send)}")
+
+    rewrites = live("history_rewrite")
+    if rewrites:
+        yield intent("destroy-user-data", rewrites[0], said(rewrites[0]))
+    elif "destroy" in present and "user_data_target" in present:
+        targets = _hits("user_data_target", unit)
+        destroys = [
+            d
+            for d in _live("destroy", unit)
+            if any(_same_sentence(unit, d[0], t[0]) for t in targets)
+        ]
+        if destroys:
+            yield intent(
+                "destroy-user-data", destroys[0], f"{said(destroys[0])} {said(targets[0])}"
+            )
+
+    if (hosts or spelled) and "fetch" in present and "run" in present:
+        fetches, runs = _live("fetch", unit), _live("run", unit)
+        if fetches and runs and runs[-1][0] > fetches[0][0]:
+            yield intent("fetch-execute", fetches[0], words[fetches[0][0] : runs[-1][1]][:120])
+    if spelled:
+        yield intent("spelled-url", spelled[0].span(), spelled[0].group())
+
+    asks = live("ask_user")
+    if asks and sensitive["financial"]:
+        yield intent("ask-secret", asks[0], said(sensitive["financial"][0]))
+
+    changes = live("change")
+    if changes and "payment_target" in present:
+        literal = _IBAN.search(unit.original) or _CRYPTO_ADDRESS.search(unit.original)
+        if literal:
+            payment = _hits("payment_target", unit)
+            yield intent("redirect-payment", changes[0], f"{said(payment[0])} → {literal.group()}")
+
+    disclosures = live("disclose")
+    if disclosures and sensitive["credential"]:
+        what = said(sensitive["credential"][0])
+        yield intent("secret-disclose", disclosures[0], f"{what} → {said(disclosures[0])}")
+
+    writes = live("write")
+    agent_config = found("agent_config")
+    if writes and agent_config:
+        governed = [
+            w for w in writes if any(_same_sentence(unit, w[0], a[0]) for a in agent_config)
+        ]
+        if governed:
+            kind = "agent-config-beacon" if hosts else "agent-config-write"
+            yield intent(kind, governed[0], said(agent_config[0]))
+    commands = found("tool_config_command")
+    tool_config = found("tool_config")
+    if commands:
+        yield intent("tool-config-change", commands[0], said(commands[0]))
+    elif (writes or changes) and tool_config:
+        verbs = [
+            v
+            for v in writes + changes
+            if any(_same_sentence(unit, v[0], t[0]) for t in tool_config)
+        ]
+        if verbs:
+            yield intent("tool-config-change", verbs[0], said(tool_config[0]))
+
+    weakening = [
+        w
+        for w in found("security_weakening")
+        if not _negated(unit, w[0]) and "hardening" not in present
+    ]
+    if not weakening and "security_weakening_config" in present and "hardening" not in present:
+        enabling = [v for v in writes + changes if not _negated(unit, v[0])]
+        weakening = [
+            w
+            for w in _hits("security_weakening_config", unit)
+            if any(_same_sentence(unit, w[0], v[0]) for v in enabling)
+        ]
+    if weakening:
+        yield intent("weaken-security", weakening[0], said(weakening[0]))
+
+    for image in _DATA_URL.finditer(unit.original):
+        placeholder = image.group("placeholder")
+        secret = bool(sensitive_name(placeholder)) or bool(objects)
+        kind = "data-url-secret" if secret else "data-url"
+        yield intent(kind, image.span(), image.group("url")[:120])
+
+    cue = _NEUTRAL_CUES.search(unit.original)
+    if cue is not None and not unit.readable:
+        yield intent("unread-language", cue.span(), f"{unit.language}: {cue.group()}")

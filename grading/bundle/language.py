@@ -1,0 +1,86 @@
+"""Which language an instruction is written in, and whether Skillgate reads it.
+
+An offline model (``py3langid``, pinned) names the language of a span of prose; the script a
+span is written in settles the cases the model is shaky on (Han without kana is Chinese, kana
+is Japanese, Hangul is Korean). Short spans — a heading, a command, a few words — say too little
+to identify and are taken as read: every class of the lexicon has English terms, and a span too
+short for the model is too short to carry a sentence of instructions in another language.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from grading.bundle.lexicon import READ_LANGUAGES
+
+MIN_LETTERS = 24
+"""Letters a span needs before the model's answer that it is in a language Skillgate does not
+read is believed (shorter spans are taken as read)."""
+MIN_ASKED = 6
+"""Letters a span needs before its language is asked of the model at all."""
+MIN_PROBABILITY = 0.75
+"""How sure the model must be that a span is in a language Skillgate does not read."""
+
+_NOISE = re.compile(r"https?://\S+|`[^`\n]*`|[\w.-]*[/\\][\w./\\-]*|\S*@\S*|\b\w*_\w*\b|\d+")
+_ENGLISH = re.compile(
+    r"\b(?:the|and|to|of|with|for|is|this|that|your|you|from|into|then|when|each|before|after|are)\b",
+    re.IGNORECASE,
+)
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_OTHER_SCRIPTS = re.compile(
+    r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
+)
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    """ISO 639-1 code, or ``und`` when the span is too short to tell."""
+    readable: bool
+
+
+@lru_cache(maxsize=1)
+def _identifier() -> Any:
+    """The model, loaded once per process (about half a second)."""
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)
+
+
+def identify(span: str, *, short: bool = True, english_words: int = 2) -> Language:
+    """The language of ``span`` (prose with its URLs, paths and code stripped). With ``short``
+    false, a span too short to be believed when the model says it is in a language Skillgate
+    does not read is taken as read without asking the model. ``english_words``: how many
+    English function words settle that a Latin-script span is English without the model."""
+    if len({w.lower() for w in _ENGLISH.findall(span)}) >= english_words and (
+        span.isascii() or not (_CYRILLIC.search(span) or _OTHER_SCRIPTS.search(span))
+    ):
+        return Language("en", True)  # the common case, without the model
+    text = _NOISE.sub(" ", span)
+    letters = sum(1 for char in text if char.isalpha())
+    if _KANA.search(text):
+        return Language("ja", True)
+    if _HANGUL.search(text):
+        return Language("ko", True)
+    if _HAN.search(text):
+        return Language("zh", True)
+    if letters < (MIN_ASKED if short else MIN_LETTERS):
+        return Language("und", True)
+    if text.isascii() and len({w.lower() for w in _ENGLISH.findall(text)}) >= 2:
+        return Language("en", True)
+    code, probability = _identifier().classify(text)
+    if code in READ_LANGUAGES:
+        return Language(code, True)
+    if letters < MIN_LETTERS:
+        return Language("und", True)
+    if _CYRILLIC.search(text) and code in ("uk", "be", "bg", "mk", "sr", "kk", "ky", "mn"):
+        return Language(code, probability < MIN_PROBABILITY)
+    if _OTHER_SCRIPTS.search(text):
+        return Language(code, False)
+    return Language(code, probability < MIN_PROBABILITY)

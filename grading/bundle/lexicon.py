@@ -1,0 +1,152 @@
+"""The intent lexicon (``data/lexicon.yaml``) compiled into linear-time patterns.
+
+A class (``credential``, ``send``, ``secrecy``…) names a meaning; its terms say it in each
+language Skillgate reads. Each (class, language) pair is one RE2 pattern, and one RE2 set holds
+them all, so a unit of text is tested for every class in one pass (``present``) before any
+positions are computed. A language's terms are applied to text in that language only (and
+English terms to all text, which mixes English into every language): a German stem such as
+``sende*`` would otherwise read English "sender" as "send".
+
+Terms of alphabetic languages match whole words (no letter or digit of any script on either
+side); terms of Chinese, Japanese and Korean match anywhere; the language-neutral ``any`` terms
+(paths, flags) match anywhere and, when they end in a letter or digit, end there. Text is
+matched in lower case.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import re2
+
+from grading import linear, strictyaml
+
+LEXICON_FILE = Path(__file__).with_name("data") / "lexicon.yaml"
+READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru")
+"""The languages whose instructions Skillgate reads (each class has terms in each)."""
+NEUTRAL = "any"
+_UNSPACED = frozenset({"zh", "ja", "ko"})
+_WORD_GAP = r"[\s_-]+"
+_WILD = r"[^\s.,;:!?()\[\]{}<>\"'`/\\|*+=&%$#@~^_\-]*"
+r"""The rest of a word (``word*``): anything but spaces and punctuation. A small negated class —
+``\pL*`` after each of hundreds of terms makes RE2 build hundreds of Unicode tables."""
+_SKIPPED_WORDS = r"(?:[\s_-]+[^\s_-]+){0,4}"
+"""``*`` standing alone between words: up to four words (``include * in the url``)."""
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    patterns: dict[tuple[str, str], linear.LinearPattern]
+    """(class, language) → the pattern of that language's terms for the class."""
+    together: re2.Set
+    """Every pattern at once: which (class, language) pairs a text holds, in one pass."""
+    keys: tuple[tuple[str, str], ...]
+    version: str
+
+
+def _term(term: str) -> str:
+    """One term as a pattern: words joined by spaces, hyphens or underscores; ``word*`` lets
+    the word go on; a lone ``*`` stands for up to four words."""
+    out = ""
+    for word in term.lower().split(" "):
+        if word == "*":
+            out += _SKIPPED_WORDS
+            continue
+        wild = word.endswith("*") and len(word) > 1
+        core = re.escape(word[:-1] if wild else word).replace("'", "['’]")
+        out += (_WORD_GAP if out else "") + core + (_WILD if wild else "")
+    return out
+
+
+def _variants(term: str) -> list[str]:
+    """The term, and the term as Tier 1's normalisation spells it: a word made only of letters
+    that imitate Latin ones (Russian "все") is folded to Latin before any rule reads it."""
+    from grading.tier1.normalise import normalise  # the scanner imports this module
+
+    folded = normalise(term).text.lower()
+    return [term] if folded == term else [term, folded]
+
+
+def _pattern(language: str, terms: Iterable[str]) -> str:
+    compiled = sorted(
+        {_term(variant) for term in terms for variant in _variants(str(term))},
+        key=len,
+        reverse=True,
+    )
+    body = "|".join(compiled)
+    if language in _UNSPACED:
+        return f"({body})"
+    if language == NEUTRAL:
+        return f"({body})(?:[^\\w]|$)" if all(t[-1:].isalnum() for t in terms) else f"({body})"
+    return r"(?:^|[^\pL\pN])(" + body + r")(?:[^\pL\pN]|$)"
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    raw = strictyaml.load(LEXICON_FILE.read_text(encoding="utf-8"))
+    sources: dict[tuple[str, str], str] = {}
+    for name, by_language in raw["classes"].items():
+        neutral = [str(t) for t in by_language.get(NEUTRAL) or ()]
+        for language, terms in by_language.items():
+            if language == NEUTRAL or not terms:
+                continue
+            sources[(name, language)] = _pattern(language, terms)
+        ending = [t for t in neutral if t[-1:].isalnum()]
+        other = [t for t in neutral if not t[-1:].isalnum()]
+        if ending:
+            sources[(name, NEUTRAL)] = _pattern(NEUTRAL, ending)
+        if other:
+            sources[(name, NEUTRAL + "+")] = _pattern(NEUTRAL + "+", other)
+    patterns = {key: linear.compile(source) for key, source in sources.items()}
+    together = re2.Set.SearchSet(linear.OPTIONS)
+    for source in sources.values():
+        together.Add(source.encode("utf-8"))
+    together.Compile()
+    version = hashlib.sha256(LEXICON_FILE.read_bytes()).hexdigest()[:12]
+    return Lexicon(patterns, together, tuple(sources), version)
+
+
+def applies(language: str, languages: frozenset[str] | None) -> bool:
+    """Whether terms of ``language`` count in text read in ``languages`` (None: all)."""
+    return languages is None or language.startswith(NEUTRAL) or language in languages
+
+
+def matched(text: str) -> frozenset[tuple[str, str]]:
+    """The (class, language) pairs with at least one term in ``text`` (lower-cased)."""
+    found = lexicon()
+    indexes = found.together.Match(text.encode("utf-8")) or ()  # None when nothing matches
+    return frozenset(found.keys[i] for i in indexes)
+
+
+def present(text: str, languages: frozenset[str] | None = None) -> frozenset[str]:
+    """The classes with at least one term in ``text`` (lower-cased), counting the terms of
+    ``languages`` only (all languages when None)."""
+    return classes_of(matched(text), languages)
+
+
+def classes_of(
+    pairs: frozenset[tuple[str, str]], languages: frozenset[str] | None
+) -> frozenset[str]:
+    """The classes of ``pairs`` (see ``matched``) whose terms count in ``languages``."""
+    return frozenset(cls for cls, language in pairs if applies(language, languages))
+
+
+def pair_hits(pair: tuple[str, str], text: str) -> list[tuple[int, int]]:
+    """(start, end) of every term of one (class, language) pair in ``text``, in order."""
+    return lexicon().patterns[pair].spans(text, 1)
+
+
+def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[tuple[int, int]]:
+    """(start, end) of every term of class ``name`` in ``text`` (lower-cased), in order."""
+    found: list[tuple[int, int]] = []
+    for (cls, language), pattern in lexicon().patterns.items():
+        if cls != name or not applies(language, languages):
+            continue
+        for match in pattern.finditer(text):
+            found.append(match.span(1))
+    return sorted(found)

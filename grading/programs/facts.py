@@ -1,0 +1,35 @@
+"""What the program analyses report: one fact per thing a program does that matters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SECRET_FLOW = "secret-flow"
+"""Data from a secret source (credential store, browser, wallet, agent logs, environment,
+clipboard) reaches a sink (network, a network tool, DNS)."""
+FETCH_EXEC = "fetch-exec"
+"""Text fetched over the network is executed (``exec(urlopen().read())``, ``curl … | sh``)."""
+DECODED_EXEC = "decoded-exec"
+"""Text produced by a decoder (base64, XOR, character codes, reversal) is executed."""
+DECODED_STRING = "decoded-string"
+"""A decoder produces a sensitive path, a URL, a command or code: hidden from the reader."""
+SECRET_READ = "secret-read"
+"""The program reads a secret source (a capability)."""
+NETWORK_SEND = "network-send"
+"""The program sends data over the network (a capability)."""
+EXEC_DYNAMIC = "exec-dynamic"
+"""The program executes text it built at run time (a capability)."""
+
+KINDS = (
+    SECRET_FLOW, FETCH_EXEC, DECODED_EXEC, DECODED_STRING, SECRET_READ, NETWORK_SEND, EXEC_DYNAMIC
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str
+    offset: int
+    """Character offset in the analysed text where the fact shows (the sink, the decoder)."""
+    detail: str
+    hosts: tuple[str, ...] = ()
+    """Hosts of the URLs involved (destination of a send, origin of a fetch)."""

@@ -1,0 +1,358 @@
+"""JavaScript and TypeScript read as programs, with tree-sitter's grammars.
+
+The same reading as for Python (``python``): strings folded (literals, template strings with
+known parts, ``+``, ``path.join``, ``os.homedir()``), decoders followed (``String.fromCharCode``,
+``atob``, ``Buffer.from(…, "base64")``, ``split("").reverse().join("")``), values labelled by
+where they come from — a secret store read with ``fs``, the whole ``process.env`` or a secret
+variable of it, a ``fetch`` response, a decoder — and facts at the sinks: a labelled value in
+a request body (``fetch`` with a body, ``axios.post``, ``http.request``), or executed (``eval``,
+``new Function``, ``child_process.exec``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from grading.programs import sensitive
+from grading.programs.facts import (
+    DECODED_EXEC,
+    DECODED_STRING,
+    FETCH_EXEC,
+    NETWORK_SEND,
+    SECRET_FLOW,
+    SECRET_READ,
+    Fact,
+)
+
+MAX_NODES = 100_000
+MAX_SOURCE = 512 * 1024
+MAX_TEXT = 4096
+SECRET, ENV_SECRET, FETCHED, DECODED = "secret", "env-secret", "fetched", "decoded"
+_TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")
+
+
+@lru_cache(maxsize=2)
+def _parser(typescript: bool) -> Any:
+    import tree_sitter
+
+    if typescript:
+        import tree_sitter_typescript
+
+        language = tree_sitter_typescript.language_typescript()
+    else:
+        import tree_sitter_javascript
+
+        language = tree_sitter_javascript.language()
+    return tree_sitter.Parser(tree_sitter.Language(language))
+
+
+@dataclass(frozen=True)
+class _Value:
+    text: str | None = None
+    labels: frozenset[str] = frozenset()
+    number: int | None = None
+    hosts: tuple[str, ...] = ()
+
+
+_UNKNOWN = _Value()
+
+
+@dataclass
+class _State:
+    source: bytes
+    base: int
+    offsets: list[int]
+    env: dict[str, _Value] = field(default_factory=dict)
+    facts: list[Fact] = field(default_factory=list)
+    seen: set[tuple[str, int]] = field(default_factory=set)
+    nodes: int = 0
+
+    def text(self, node: Any) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def fact(self, kind: str, node: Any, detail: str, hosts: tuple[str, ...] = ()) -> None:
+        key = (kind, node.start_byte)
+        if key not in self.seen:
+            self.seen.add(key)
+            byte = node.start_byte
+            offset = self.base + (self.offsets[byte] if self.offsets else byte)
+            self.facts.append(Fact(kind, offset, detail[:200], hosts))
+
+
+_WORDS = (
+    "fetch", "axios", "http", "eval", "Function", "child_process", "exec", "fromCharCode", "atob",
+    "base64", "reverse", "readFile", "process.env", "sendBeacon", "WebSocket",
+)  # fmt: skip
+
+
+def analyse(text: str, base: int = 0, *, typescript: bool = False) -> list[Fact]:
+    if len(text) > MAX_SOURCE or not any(word in text for word in _WORDS):
+        return []
+    data = text.encode("utf-8", "surrogatepass")
+    offsets: list[int] = []
+    if not text.isascii():
+        for index, char in enumerate(text):
+            offsets.extend([index] * len(char.encode("utf-8", "surrogatepass")))
+        offsets.append(len(text))
+    state = _State(data, base, offsets)
+    _walk(_parser(typescript).parse(data).root_node, state)
+    return state.facts
+
+
+def blocks(text: str, regions: tuple[tuple[int, int], ...], path: str = "") -> Iterator[Fact]:
+    typescript = path.lower().endswith(_TYPESCRIPT)
+    for start, end in regions:
+        yield from analyse(text[start:end], start, typescript=typescript)
+
+
+def _walk(node: Any, state: _State) -> None:
+    state.nodes += 1
+    if state.nodes > MAX_NODES:
+        return
+    if node.type == "variable_declarator":
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and value is not None:
+            state.env[state.text(name)] = _eval(value, state)
+        return
+    if node.type == "assignment_expression":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None:
+            state.env[state.text(left)] = _eval(right, state)
+        return
+    if node.type in ("call_expression", "new_expression", "await_expression"):
+        _eval(node, state)
+        return
+    for child in node.children:
+        _walk(child, state)
+
+
+def _merge(values: list[_Value]) -> _Value:
+    labels = frozenset().union(*(v.labels for v in values)) if values else frozenset()
+    return _Value(None, labels, hosts=tuple(h for v in values for h in v.hosts))
+
+
+def _eval(node: Any, state: _State) -> _Value:
+    state.nodes += 1
+    if node is None or state.nodes > MAX_NODES:
+        return _UNKNOWN
+    kind = node.type
+    if kind == "string":
+        parts = [
+            state.text(c) for c in node.children if c.type in ("string_fragment", "escape_sequence")
+        ]
+        return _Value("".join(parts)[:MAX_TEXT])
+    if kind == "number":
+        try:
+            return _Value(None, number=int(state.text(node), 0))
+        except ValueError:
+            return _UNKNOWN
+    if kind == "template_string":
+        pieces: list[_Value] = []
+        for child in node.children:
+            if child.type == "string_fragment":
+                pieces.append(_Value(state.text(child)))
+            elif child.type == "template_substitution":
+                inner = [c for c in child.children if c.type not in ("${", "}")]
+                value = _eval(inner[0], state) if inner else _UNKNOWN
+                pieces.append(
+                    value
+                    if value.text is not None
+                    else _Value("{}", value.labels, hosts=value.hosts)
+                )
+        merged = _merge(pieces)
+        if all(p.text is not None for p in pieces):
+            return _Value(
+                "".join(p.text or "" for p in pieces)[:MAX_TEXT], merged.labels, hosts=merged.hosts
+            )
+        return merged
+    if kind == "identifier":
+        return state.env.get(state.text(node), _UNKNOWN)
+    if kind == "binary_expression":
+        left = _eval(node.child_by_field_name("left"), state)
+        right = _eval(node.child_by_field_name("right"), state)
+        operator = node.child_by_field_name("operator")
+        if (
+            operator is not None
+            and state.text(operator) == "+"
+            and left.text is not None
+            and right.text is not None
+        ):
+            return _Value((left.text + right.text)[:MAX_TEXT], left.labels | right.labels)
+        return _merge([left, right])
+    if kind in (
+        "parenthesized_expression",
+        "await_expression",
+        "as_expression",
+        "non_null_expression",
+    ):
+        inner = [c for c in node.children if c.type not in ("(", ")", "await", "as", "!")]
+        return _eval(inner[0], state) if inner else _UNKNOWN
+    if kind == "member_expression":
+        dotted = state.text(node)
+        if dotted in state.env:
+            return state.env[dotted]
+        if dotted == "process.env":
+            return _Value(None, frozenset({SECRET}))
+        if dotted.startswith("process.env."):
+            name = dotted.rsplit(".", 1)[-1]
+            if name in ("HOME", "USERPROFILE"):
+                return _Value("~")
+            if sensitive.SECRET_NAME.search(name):
+                return _Value(None, frozenset({ENV_SECRET}))
+            return _UNKNOWN
+        return _eval(node.child_by_field_name("object"), state)
+    if kind == "subscript_expression":
+        return _eval(node.child_by_field_name("object"), state)
+    if kind in ("object", "array"):
+        values = [_eval(c, state) for c in node.named_children[:256]]
+        return _merge(values)
+    if kind == "pair":
+        return _eval(node.child_by_field_name("value"), state)
+    if kind in ("call_expression", "new_expression"):
+        return _call(node, state)
+    return _UNKNOWN
+
+
+def _arguments(node: Any) -> list[Any]:
+    arguments = node.child_by_field_name("arguments")
+    return list(arguments.named_children) if arguments is not None else []
+
+
+def _decoded(text: str, labels: frozenset[str], node: Any, state: _State) -> _Value:
+    meaning = sensitive.meaningful(text)
+    if meaning:
+        state.fact(DECODED_STRING, node, f"decodes to {meaning}: {text[:120]}")
+    return _Value(text[:MAX_TEXT], labels | {DECODED})
+
+
+def _call(node: Any, state: _State) -> _Value:
+    callee = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+    name = state.text(callee) if callee is not None else ""
+    last = name.rsplit(".", 1)[-1]
+    nodes = _arguments(node)
+    args = [_eval(a, state) for a in nodes[:64]]
+    first = args[0] if args else _UNKNOWN
+    receiver = (
+        _eval(callee.child_by_field_name("object"), state)
+        if callee is not None and callee.type == "member_expression"
+        else _UNKNOWN
+    )
+    merged = _merge([*args, receiver])  # r.text(), data.toString(): the receiver's labels go on
+    if name == "String.fromCharCode" and args and all(a.number is not None for a in args):
+        text = "".join(
+            chr(a.number) for a in args if a.number is not None and 0 <= a.number < 0x110000
+        )
+        return _decoded(text, merged.labels, node, state)
+    if last == "atob" and first.text is not None:
+        return _b64(first.text, first.labels, node, state)
+    if name == "Buffer.from" and len(args) >= 2 and (args[1].text or "").lower() == "base64":
+        return (
+            _b64(first.text or "", first.labels, node, state)
+            if first.text
+            else _Value(None, first.labels | {DECODED})
+        )
+    if last == "join" and callee is not None and callee.type == "member_expression":
+        receiver = callee.child_by_field_name("object")
+        if receiver is not None and receiver.type == "call_expression":
+            inner = receiver.child_by_field_name("function")
+            if inner is not None and state.text(inner).endswith(".reverse"):
+                base = _reversed_source(inner, state)
+                if base is not None:
+                    return _decoded(base[::-1], frozenset(), node, state)
+        if name in ("path.join", "path.resolve", "path.posix.join") and all(
+            a.text is not None for a in args
+        ):
+            return _Value("/".join(a.text or "" for a in args), merged.labels)
+        return merged
+    if name in ("path.join", "path.resolve"):
+        if all(a.text is not None for a in args):
+            return _Value("/".join(a.text or "" for a in args), merged.labels)
+        return merged
+    if name in ("os.homedir", "homedir"):
+        return _Value("~")
+    if name == "JSON.stringify" and nodes and state.text(nodes[0]) == "process.env":
+        return _Value(None, frozenset({SECRET}))
+    if last in ("readFileSync", "readFile", "createReadStream", "readdirSync", "readdir"):
+        path = first.text or ""
+        if sensitive.is_sensitive_path(path) or SECRET in first.labels:
+            state.fact(SECRET_READ, node, f"{name} {path[:120]}")
+            return _Value(None, merged.labels | {SECRET})
+        return merged
+    if last in ("eval", "Function", "exec", "execSync", "spawn", "spawnSync", "execFile") and (
+        last in ("eval", "Function") or "child_process" in name or name in ("exec", "execSync")
+    ):
+        if FETCHED in merged.labels:
+            state.fact(FETCH_EXEC, node, f"{name} runs text fetched from the network", merged.hosts)
+        elif DECODED in merged.labels:
+            state.fact(DECODED_EXEC, node, f"{name} runs text produced by a decoder")
+        return merged
+    if name in (
+        "fetch",
+        "axios",
+        "axios.post",
+        "axios.put",
+        "axios.patch",
+        "axios.request",
+        "http.request",
+        "https.request",
+        "navigator.sendBeacon",
+        "got.post",
+        "ky.post",
+    ):
+        return _request(name, nodes, args, node, state)
+    return merged
+
+
+def _reversed_source(reverse_callee: Any, state: _State) -> str | None:
+    """The string of ``"…".split("").reverse()``: the receiver of ``split``."""
+    split_call = reverse_callee.child_by_field_name("object")
+    if split_call is None or split_call.type != "call_expression":
+        return None
+    split = split_call.child_by_field_name("function")
+    if split is None or not state.text(split).endswith(".split"):
+        return None
+    value = _eval(split.child_by_field_name("object"), state)
+    return value.text
+
+
+def _b64(text: str, labels: frozenset[str], node: Any, state: _State) -> _Value:
+    try:
+        data = base64.b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        return _Value(None, labels | {DECODED})
+    return _decoded(data.decode("utf-8", "replace"), labels, node, state)
+
+
+def _request(name: str, nodes: list[Any], args: list[_Value], node: Any, state: _State) -> _Value:
+    url = args[0] if args else _UNKNOWN
+    host = sensitive.host_of(url.text or "") if url.text else None
+    hosts = (host,) if host else url.hosts
+    payload: list[_Value] = []
+    sending = name not in ("fetch", "axios")
+    if name == "fetch" and len(nodes) >= 2 and nodes[1].type == "object":
+        for pair in nodes[1].named_children:
+            if pair.type != "pair":
+                continue
+            key = state.text(pair.child_by_field_name("key")).strip("'\"")
+            value = _eval(pair.child_by_field_name("value"), state)
+            if key == "body":
+                payload.append(value)
+                sending = True
+            elif key == "method" and (value.text or "").upper() in ("POST", "PUT", "PATCH"):
+                sending = True
+    elif sending:
+        payload.extend(args[1:])
+    if url.labels & {SECRET, ENV_SECRET}:
+        payload.append(url)
+    if not sending:
+        return _Value(None, frozenset({FETCHED}), hosts=hosts)
+    state.fact(NETWORK_SEND, node, name, hosts)
+    carried = _merge(payload).labels
+    if SECRET in carried or ENV_SECRET in carried:
+        state.fact(SECRET_FLOW, node, f"a secret reaches {name}", hosts)
+    return _Value(None, frozenset({FETCHED}), hosts=hosts)

@@ -1,0 +1,912 @@
+"""Python analysed with ``ast``: folded strings, decoders, and data flow from sources to sinks.
+
+An abstract interpreter walks the module once per pass (functions first, twice, so that calls
+see what the functions they call do). Every expression evaluates to a ``Value``: its text when
+it is a constant or can be folded from constants (concatenation, f-strings with constant parts,
+``"".join``, ``chr``, ``bytes``, ``os.path.join``, ``Path`` arithmetic, ``expanduser``), and the
+*labels* of what it carries:
+
+* ``secret`` — read from a credential, key, browser, wallet or agent store (``sensitive``), the
+  whole environment, the clipboard, a keyring;
+* ``env-secret`` — one secret-looking environment variable (fine as its own service's
+  credential, a leak when it is sent as data);
+* ``fetched`` — a network response;
+* ``decoded`` — produced by a decoder: base64/hex/codecs, XOR, character codes, reversal.
+
+Labels flow through assignments, containers, attribute and item access, calls of unknown
+functions (their arguments' labels), loops (the loop variable carries the iterable's labels),
+``with`` targets, and calls of the module's own functions (their summaries: which labels they
+return, which parameters reach their return value or a sink). Sinks turn labels into facts.
+
+Bounded: at most MAX_NODES nodes are evaluated per pass and folded strings are capped, so a
+crafted script costs linear time.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import codecs
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from grading.programs import sensitive
+from grading.programs.facts import (
+    DECODED_EXEC,
+    DECODED_STRING,
+    EXEC_DYNAMIC,
+    FETCH_EXEC,
+    NETWORK_SEND,
+    SECRET_FLOW,
+    SECRET_READ,
+    Fact,
+)
+
+SECRET = "secret"
+ENV_SECRET = "env-secret"
+FETCHED = "fetched"
+DECODED = "decoded"
+MAX_NODES = 200_000
+MAX_TEXT = 4096
+MAX_ITEMS = 4096
+MAX_UNROLLED = 16
+"""A loop over a known list of at most this many items is walked once per item."""
+MAX_SOURCE = 512 * 1024
+"""Larger scripts are left to the pattern rules."""
+
+_Labels = frozenset[str]
+_NONE: _Labels = frozenset()
+
+
+@dataclass(frozen=True)
+class Value:
+    text: str | None = None
+    labels: _Labels = _NONE
+    number: int | None = None
+    items: tuple[Value, ...] | None = None
+    hosts: tuple[str, ...] = ()
+
+    def with_labels(self, labels: _Labels) -> Value:
+        return Value(self.text, self.labels | labels, self.number, self.items, self.hosts)
+
+
+UNKNOWN = Value()
+
+
+def _join(values: list[Value], separator: str = "") -> Value:
+    labels = frozenset().union(*(v.labels for v in values)) if values else _NONE
+    hosts = tuple(h for v in values for h in v.hosts)
+    if all(v.text is not None for v in values):
+        text = separator.join(v.text or "" for v in values)[:MAX_TEXT]
+        return Value(text, labels, hosts=hosts)
+    return Value(None, labels, hosts=hosts)
+
+
+def _merge(values: list[Value]) -> Value:
+    labels = frozenset().union(*(v.labels for v in values)) if values else _NONE
+    return Value(None, labels, hosts=tuple(h for v in values for h in v.hosts))
+
+
+def _dotted(node: ast.AST) -> str:
+    """``os.path.join`` for an attribute chain; ``.read`` when it starts at an expression."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return "." + ".".join(reversed(parts)) if parts else ""
+
+
+_DECODERS = frozenset(
+    {"b64decode", "b32decode", "b16decode", "b85decode", "a85decode", "urlsafe_b64decode",
+     "decodebytes", "decodestring", "unhexlify", "a2b_base64", "a2b_hex", "fromhex"}
+)  # fmt: skip
+_FETCHERS = frozenset({"urlopen", "get", "request", "urlretrieve", "fetch", "stream"})
+_HTTP_MODULES = ("requests", "httpx", "urllib", "session", "client", "aiohttp", "http")
+_SENDERS = frozenset({"post", "put", "patch", "request", "urlopen", "send", "sendall", "sendto",
+                      "sendmail", "send_message", "storbinary", "storlines", "upload_file",
+                      "upload_fileobj", "put_object", "gethostbyname", "getaddrinfo", "resolve",
+                      "query", "connect_ex"})  # fmt: skip
+_SOCKET_SENDS = frozenset(
+    {"sendall", "sendto", "send", "sendmail", "send_message", "gethostbyname", "getaddrinfo"}
+)
+"""Methods of sockets, mail and DNS clients (a bare function named ``send`` is someone's own)."""
+_EXECUTORS = frozenset({"exec", "eval", "compile", "execfile", "system", "popen", "run", "call",
+                        "check_call", "check_output", "Popen", "getoutput", "getstatusoutput",
+                        "run_path", "run_module", "loads"})  # fmt: skip
+_SECRET_CALLS = frozenset({"paste", "grab", "get_password", "get_credential", "screenshot",
+                           "getpass"})  # fmt: skip
+_READERS = frozenset({"open", "read_text", "read_bytes", "walk", "glob", "iglob", "rglob",
+                      "listdir", "scandir", "iterdir", "copytree", "copy", "copy2", "copyfile",
+                      "make_archive", "add", "write", "Path", "PurePath", "fdopen"})  # fmt: skip
+
+
+@dataclass
+class _Function:
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    params: tuple[str, ...]
+    returns: _Labels = _NONE
+    """Labels the function returns on its own (its sources)."""
+    passes: frozenset[int] = frozenset()
+    """Parameters whose labels reach the return value."""
+    sinks: frozenset[int] = frozenset()
+    """Parameters whose value reaches a network sink inside the function."""
+    returns_text: str | None = None
+
+
+@dataclass
+class _State:
+    functions: dict[str, _Function]
+    facts: list[Fact] = field(default_factory=list)
+    nodes: int = 0
+    current: _Function | None = None
+    offsets: _Offsets | None = None
+    seen: set[tuple[str, int]] = field(default_factory=set)
+    globals: dict[str, Value] = field(default_factory=dict)
+    """The module's names as the walk of its body assigns them (functions read them too)."""
+    depth: int = 0
+
+
+class _Offsets:
+    """AST positions (line, UTF-8 column) as character offsets of the analysed text."""
+
+    def __init__(self, text: str, base: int) -> None:
+        self.lines = text.split("\n")
+        self.starts = [0]
+        for line in self.lines:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.base = base
+
+    def of(self, node: ast.AST | _Position) -> int:
+        line = getattr(node, "lineno", 1) - 1
+        column = getattr(node, "col_offset", 0)
+        if not 0 <= line < len(self.lines):
+            return self.base
+        text = self.lines[line]
+        if not text.isascii():
+            column = len(text.encode("utf-8")[:column].decode("utf-8", "ignore"))
+        return self.base + self.starts[line] + column
+
+
+_SINK_WORDS = (
+    ".post(",
+    ".put(",
+    ".patch(",
+    "urlopen",
+    ".request(",
+    "sendall",
+    ".send(",
+    "sendto",
+    "socket",
+    "smtp",
+    "exec(",
+    "eval(",
+    "system(",
+    "popen",
+    "Popen",
+    "gethostbyname",
+    "getaddrinfo",
+    "storbinary",
+    "upload",
+    "check_output",
+    "loads(",
+)
+_SOURCE_WORDS = (
+    "environ",
+    "getenv",
+    "expanduser",
+    "home()",
+    "paste",
+    "keyring",
+    "ImageGrab",
+    ".ssh",
+    ".aws",
+    ".kube",
+    ".gnupg",
+    "Cookies",
+    "Login Data",
+    "wallet",
+    ".claude",
+    "history",
+    "urlopen",
+    "requests.get",
+    "httpx.get",
+    "fetch",
+    "Path.home",
+)
+_DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify", "chr(", "^",
+                  "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
+
+
+def worth_analysing(text: str) -> bool:
+    """Whether the script can hold a fact: a decoder, or a sink or executor with a source or a
+    fetch to feed it, or a sensitive path to read (substring tests: most scripts have none of
+    these together and are left to the pattern rules)."""
+    if any(word in text for word in _DECODER_WORDS):
+        return True
+    sources = any(word in text for word in _SOURCE_WORDS)
+    return sources and (
+        any(word in text for word in _SINK_WORDS)
+        or "open(" in text
+        or "read_text" in text
+        or "walk(" in text
+    )
+
+
+_parsed: dict[str, ast.Module | None] = {}
+
+
+def _parse(text: str) -> ast.Module | None:
+    """The syntax tree of ``text`` (None when it does not parse), kept for the last text: the
+    message masking and the analysis of one script share one parse."""
+    if text in _parsed:
+        return _parsed[text]
+    tree: ast.Module | None
+    try:
+        tree = ast.parse(text) if len(text) <= MAX_SOURCE else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    _parsed.clear()
+    _parsed[text] = tree
+    return tree
+
+
+def analyse(text: str, base: int = 0) -> list[Fact]:
+    """The facts of the Python program ``text`` (offsets shifted by ``base``); none when it does
+    not parse (a fragment in a code block, another language)."""
+    if not worth_analysing(text):
+        return []
+    tree = _parse(text)
+    if tree is None:
+        return []
+    functions: dict[str, _Function] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            params = tuple(a.arg for a in node.args.posonlyargs + node.args.args)
+            functions.setdefault(node.name, _Function(node, params))
+    state = _State(functions, offsets=_Offsets(text, base))
+    try:
+        for function in functions.values():  # summaries first, then with callees known
+            _summarise(function, state)
+        state.facts.clear()
+        state.seen.clear()
+        for function in functions.values():
+            _summarise(function, state)
+        _block(tree.body, state.globals, state)
+    except RecursionError:
+        pass
+    return state.facts
+
+
+def _summarise(function: _Function, state: _State) -> None:
+    env = dict(state.globals)
+    env.update(
+        {name: Value(None, frozenset({f"param:{i}"})) for i, name in enumerate(function.params)}
+    )
+    outer, state.current = state.current, function
+    returned: list[Value] = []
+    _block(function.node.body, env, state, returned)
+    state.current = outer
+    labels = frozenset().union(*(v.labels for v in returned)) if returned else _NONE
+    function.returns = frozenset(label for label in labels if not label.startswith("param:"))
+    function.passes = frozenset(
+        int(label.split(":")[1]) for label in labels if label.startswith("param:")
+    )
+    texts = {v.text for v in returned if v.text is not None}
+    function.returns_text = texts.pop() if len(texts) == 1 else None
+
+
+def _block(
+    body: list[ast.stmt], env: dict[str, Value], state: _State, returned: list[Value] | None = None
+) -> None:
+    for statement in body:
+        _statement(statement, env, state, returned)
+
+
+def _assign(target: ast.expr, value: Value, env: dict[str, Value], state: _State) -> None:
+    if isinstance(target, ast.Name):
+        env[target.id] = value
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            _assign(element, _merge([value]), env, state)
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        env[f"{target.value.id}.{target.attr}"] = value
+    elif isinstance(target, ast.Subscript):
+        container = _dotted(target.value)
+        if container and not container.startswith("."):
+            current = env.get(container, UNKNOWN)
+            env[container] = current.with_labels(value.labels)
+
+
+def _statement(
+    node: ast.stmt, env: dict[str, Value], state: _State, returned: list[Value] | None
+) -> None:
+    state.nodes += 1
+    if state.nodes > MAX_NODES:
+        return
+    if isinstance(node, ast.Assign):
+        value = _eval(node.value, env, state)
+        for target in node.targets:
+            _assign(target, value, env, state)
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        _assign(node.target, _eval(node.value, env, state), env, state)
+    elif isinstance(node, ast.AugAssign):
+        value = _eval(node.value, env, state)
+        if isinstance(node.target, ast.Name):
+            current = env.get(node.target.id, UNKNOWN)
+            if isinstance(node.op, ast.Add):
+                env[node.target.id] = _join([current, value])
+            else:
+                env[node.target.id] = _merge([current, value])
+    elif isinstance(node, ast.Expr):
+        _eval(node.value, env, state)
+    elif isinstance(node, ast.Return) and node.value is not None:
+        value = _eval(node.value, env, state)
+        if returned is not None:
+            returned.append(value)
+    elif isinstance(node, ast.For | ast.AsyncFor):
+        iterable = _eval(node.iter, env, state)
+        known = iterable.items if iterable.items and len(iterable.items) <= MAX_UNROLLED else None
+        for item in known or (Value(None, iterable.labels, hosts=iterable.hosts),) * 2:
+            # each known item in turn; otherwise twice (a value built in one iteration is used
+            # in the next)
+            _assign(node.target, item.with_labels(iterable.labels), env, state)
+            _block(node.body, env, state, returned)
+        _block(node.orelse, env, state, returned)
+    elif isinstance(node, ast.While):
+        _eval(node.test, env, state)
+        for _ in range(2):
+            _block(node.body, env, state, returned)
+    elif isinstance(node, ast.If):
+        _eval(node.test, env, state)
+        _block(node.body, env, state, returned)
+        _block(node.orelse, env, state, returned)
+    elif isinstance(node, ast.With | ast.AsyncWith):
+        for managed in node.items:
+            value = _eval(managed.context_expr, env, state)
+            if managed.optional_vars is not None:
+                _assign(managed.optional_vars, value, env, state)
+        _block(node.body, env, state, returned)
+    elif isinstance(node, ast.Try):
+        _block(node.body, env, state, returned)
+        for handler in node.handlers:
+            _block(handler.body, env, state, returned)
+        _block(node.orelse, env, state, returned)
+        _block(node.finalbody, env, state, returned)
+    elif isinstance(node, ast.ClassDef):
+        for statement in node.body:
+            if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                _statement(statement, env, state, returned)
+
+
+def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
+    state.nodes += 1
+    if node is None or state.nodes > MAX_NODES:
+        return UNKNOWN
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            return Value(node.value[:MAX_TEXT])
+        if isinstance(node.value, bytes):
+            return Value(node.value[:MAX_TEXT].decode("latin-1"))
+        if isinstance(node.value, int) and not isinstance(node.value, bool):
+            return Value(None, number=node.value)
+        return UNKNOWN
+    if isinstance(node, ast.Name):
+        return env.get(node.id, UNKNOWN)
+    if isinstance(node, ast.JoinedStr):
+        parts = [_eval(v, env, state) for v in node.values]
+        return _join(
+            [p if p.text is not None else Value("{}", p.labels, hosts=p.hosts) for p in parts]
+        )
+    if isinstance(node, ast.FormattedValue):
+        return _eval(node.value, env, state)
+    if isinstance(node, ast.BinOp):
+        return _binop(node, env, state)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        items = [_eval(e, env, state) for e in node.elts[:MAX_ITEMS]]
+        merged = _merge(items)
+        return Value(None, merged.labels, items=tuple(items), hosts=merged.hosts)
+    if isinstance(node, ast.Dict):
+        values = [_eval(v, env, state) for v in node.values[:MAX_ITEMS]]
+        keys = [_eval(k, env, state) for k in node.keys[:MAX_ITEMS] if k is not None]
+        return _merge(values + keys)
+    if isinstance(node, ast.Attribute):
+        dotted = _dotted(node)
+        if dotted in env:
+            return env[dotted]
+        if dotted in ("os.environ", "os.environ.items", "os.environ.values"):
+            return Value(None, frozenset({SECRET}))
+        return _eval(node.value, env, state)
+    if isinstance(node, ast.Subscript):
+        return _subscript(node, env, state)
+    if isinstance(node, ast.Call):
+        return _call(node, env, state)
+    if isinstance(node, ast.GeneratorExp | ast.ListComp | ast.SetComp):
+        return _comprehension(node, env, state)
+    if isinstance(node, ast.DictComp):
+        iterable = _eval(node.generators[0].iter, env, state)
+        inner = dict(env)
+        _assign(node.generators[0].target, Value(None, iterable.labels), inner, state)
+        return _merge([_eval(node.key, inner, state), _eval(node.value, inner, state), iterable])
+    if isinstance(node, ast.Await):
+        return _eval(node.value, env, state)
+    if isinstance(node, ast.IfExp):
+        return _merge([_eval(node.body, env, state), _eval(node.orelse, env, state)])
+    if isinstance(node, ast.BoolOp):
+        return _merge([_eval(v, env, state) for v in node.values])
+    if isinstance(node, ast.Starred):
+        return _eval(node.value, env, state)
+    return UNKNOWN
+
+
+def _binop(node: ast.BinOp, env: dict[str, Value], state: _State) -> Value:
+    left, right = _eval(node.left, env, state), _eval(node.right, env, state)
+    if isinstance(node.op, ast.Add):
+        return _join([left, right])
+    if isinstance(node.op, ast.Div):  # Path("~") / ".ssh"
+        return _join([left, right], "/")
+    if isinstance(node.op, ast.BitXor) and left.number is not None and right.number is not None:
+        return Value(
+            None, left.labels | right.labels | {DECODED}, number=left.number ^ right.number
+        )
+    if isinstance(node.op, ast.Mod) and left.text is not None:
+        return Value(left.text.replace("%s", "{}"), left.labels | right.labels, hosts=left.hosts)
+    return _merge([left, right])
+
+
+def _subscript(node: ast.Subscript, env: dict[str, Value], state: _State) -> Value:
+    base = _eval(node.value, env, state)
+    dotted = _dotted(node.value)
+    if dotted == "os.environ":
+        key = _eval(node.slice, env, state)
+        return _env_value(key.text)
+    if isinstance(node.slice, ast.Slice) and base.text is not None:
+        step = _eval(node.slice.step, env, state).number if node.slice.step else None
+        if step == -1 and node.slice.lower is None and node.slice.upper is None:
+            return Value(base.text[::-1], base.labels | {DECODED})
+    return Value(None, base.labels, hosts=base.hosts)
+
+
+def _env_value(name: str | None) -> Value:
+    if name is None:
+        return Value(None, frozenset({ENV_SECRET}))
+    if name.upper() in ("HOME", "USERPROFILE"):
+        return Value("~")
+    if name.upper() in ("APPDATA", "LOCALAPPDATA"):
+        return Value("~/AppData")
+    if sensitive.SECRET_NAME.search(name):
+        return Value(None, frozenset({ENV_SECRET}))
+    return UNKNOWN
+
+
+def _comprehension(
+    node: ast.GeneratorExp | ast.ListComp | ast.SetComp, env: dict[str, Value], state: _State
+) -> Value:
+    generator = node.generators[0]
+    iterable = _eval(generator.iter, env, state)
+    inner = dict(env)
+    elements: list[Value] = []
+    sequence: list[Value] | None = None
+    if iterable.items is not None:
+        sequence = list(iterable.items)
+    elif iterable.text is not None:
+        sequence = [Value(None, iterable.labels, number=ord(c)) for c in iterable.text]
+    if sequence is not None and len(node.generators) == 1 and len(sequence) <= MAX_ITEMS:
+        for item in sequence:
+            _assign(generator.target, item, inner, state)
+            elements.append(_eval(node.elt, inner, state))
+        merged = _merge([*elements, iterable])
+        return Value(None, merged.labels, items=tuple(elements), hosts=merged.hosts)
+    _assign(generator.target, Value(None, iterable.labels, hosts=iterable.hosts), inner, state)
+    return _merge([_eval(node.elt, inner, state), iterable])
+
+
+def _text_of_items(value: Value) -> str | None:
+    """The text a sequence of characters or code points spells (for ``"".join``, ``bytes``)."""
+    if value.text is not None:
+        return value.text
+    if value.items is None:
+        return None
+    out: list[str] = []
+    for item in value.items:
+        if item.text is not None:
+            out.append(item.text)
+        elif item.number is not None and 0 <= item.number < 0x110000:
+            out.append(chr(item.number))
+        else:
+            return None
+    return "".join(out)[:MAX_TEXT]
+
+
+def _call(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
+    value = _call_value(node, env, state)
+    if DECODED in value.labels and value.text:
+        meaning = sensitive.meaningful(value.text)
+        if meaning:
+            _fact(state, DECODED_STRING, node, f"decodes to {meaning}: {value.text[:120]}")
+    return value
+
+
+def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
+    name = _dotted(node.func)
+    last = name.rsplit(".", 1)[-1]
+    args = [_eval(a, env, state) for a in node.args[:64]]
+    keywords = {k.arg: _eval(k.value, env, state) for k in node.keywords[:64]}
+    receiver = (
+        _eval(node.func.value, env, state) if isinstance(node.func, ast.Attribute) else UNKNOWN
+    )
+    everything = _merge([*args, *keywords.values(), receiver])
+    first = args[0] if args else UNKNOWN
+
+    if last in state.functions and not name.startswith("."):
+        return _call_own(node, state.functions[last], args, state)
+    if isinstance(node.func, ast.Attribute) and last in state.functions:
+        return _call_own(node, state.functions[last], args, state)
+
+    folded = _fold(name, last, first, args, receiver, node, state)
+    if folded is not None:
+        return folded
+
+    if last in ("getenv",) or name in ("os.environ.get", "environ.get"):
+        return _env_value(first.text)
+    if (
+        name in ("dict", "json.dumps", "str", "repr")
+        and args
+        and _dotted(node.args[0]) == "os.environ"
+    ):
+        return Value(None, frozenset({SECRET}))
+    if name in ("os.environ.copy", "os.environ.items", "os.environ.values", "environ.copy"):
+        return Value(None, frozenset({SECRET}))
+    if last in _SECRET_CALLS and (
+        "pyperclip" in name
+        or "clipboard" in name
+        or "keyring" in name
+        or "ImageGrab" in name
+        or "pyautogui" in name
+        or name == "getpass.getpass"
+    ):
+        _fact(state, SECRET_READ, node, name)
+        return Value(None, frozenset({SECRET}))
+    if last in _READERS or last.startswith("read"):
+        path = (
+            first
+            if last not in ("read_text", "read_bytes", "iterdir", "rglob", "glob")
+            or not receiver.text
+            else receiver
+        )
+        texts = [t for t in (path.text, receiver.text, first.text) if t]
+        if any(sensitive.is_sensitive_path(t) for t in texts):
+            _fact(
+                state, SECRET_READ, node, next(t for t in texts if sensitive.is_sensitive_path(t))
+            )
+            return Value(
+                path.text if last in ("Path", "PurePath") else None, everything.labels | {SECRET}
+            )
+    if last in _FETCHERS and _is_http(name, receiver) and not _sends(last, keywords):
+        host = sensitive.host_of(first.text or "") if first.text else None
+        # a response carries what the server sent, not the request's credentials
+        return Value(None, frozenset({FETCHED}), hosts=(host,) if host else ())
+    if last in _SENDERS and (
+        _is_http(name, receiver) or (isinstance(node.func, ast.Attribute) and last in _SOCKET_SENDS)
+    ):
+        _sink(node, name, last, args, keywords, state)
+        return Value(None, frozenset({FETCHED}))  # the response, not the request's data
+    if last in _EXECUTORS and _is_exec(name, last):
+        _exec(node, name, args, keywords, state)
+    return everything
+
+
+def _fold(
+    name: str,
+    last: str,
+    first: Value,
+    args: list[Value],
+    receiver: Value,
+    node: ast.Call,
+    state: _State,
+) -> Value | None:
+    """Calls that compute a string from constants: decoders, joins, paths."""
+    if name == "chr" and first.number is not None and 0 <= first.number < 0x110000:
+        return Value(chr(first.number), first.labels | {DECODED})
+    if name == "ord" and first.text and len(first.text) == 1:
+        return Value(None, first.labels, number=ord(first.text))
+    if last == "join" and isinstance(node.func, ast.Attribute):
+        if name.startswith("os.path") or name.startswith("posixpath"):
+            return _join(args, "/")
+        if receiver.text is not None and args:
+            parts = args[0]
+            if parts.items is not None and _text_of_items(parts) is not None:
+                return Value(_joined(receiver.text, parts), parts.labels | receiver.labels)
+            return Value(None, parts.labels)
+    if name in ("bytes", "bytearray", "str") and args:
+        text = _text_of_items(first)
+        if text is not None:
+            return Value(text, first.labels)
+    if (
+        last in ("decode", "encode", "strip", "lower", "upper", "lstrip", "rstrip")
+        and receiver.text is not None
+    ):
+        if (
+            last == "decode"
+            and args
+            and (args[0].text or "").lower().replace("-", "_") in ("rot13", "rot_13")
+        ):
+            return _decoded(codecs.decode(receiver.text, "rot13"), receiver.labels, node, state)
+        text = receiver.text
+        text = text.lower() if last == "lower" else text.upper() if last == "upper" else text
+        return Value(text.strip() if "strip" in last else text, receiver.labels)
+    if last == "decode" and name.startswith("codecs") and len(args) >= 2 and first.text is not None:
+        how = (args[1].text or "").lower()
+        if "rot" in how:
+            return _decoded(codecs.decode(first.text, "rot13"), first.labels, node, state)
+    if last in _DECODERS:
+        source = first if first.text is not None else receiver
+        if last == "fromhex" and receiver.text is None and first.text is not None:
+            source = first
+        return _decode_call(last, source, node, state)
+    if last in (
+        "expanduser",
+        "expandvars",
+        "abspath",
+        "realpath",
+        "normpath",
+        "resolve",
+        "absolute",
+    ):
+        value = first if first.text is not None else receiver
+        return Value(value.text, value.labels)
+    if last == "home" and ("Path" in name or name.endswith("home")):
+        return Value("~")
+    if (
+        name in ("Path", "pathlib.Path", "PurePath")
+        and args
+        and all(a.text is not None for a in args)
+    ):
+        value = _join(args, "/")
+        if value.text and sensitive.is_sensitive_path(value.text):
+            return Value(value.text, value.labels)
+        return value
+    if name in ("str.maketrans",):
+        return None
+    if last == "format" and receiver.text is not None:
+        return Value(receiver.text, receiver.labels | _merge(args).labels)
+    return None
+
+
+def _joined(separator: str, parts: Value) -> str:
+    pieces: list[str] = []
+    for item in parts.items or ():
+        if item.text is not None:
+            pieces.append(item.text)
+        elif item.number is not None and 0 <= item.number < 0x110000:
+            pieces.append(chr(item.number))
+    return separator.join(pieces)[:MAX_TEXT]
+
+
+def _decode_call(last: str, source: Value, node: ast.Call, state: _State) -> Value:
+    if source.text is None:
+        return Value(None, source.labels | {DECODED})
+    raw = source.text.encode("latin-1", "ignore")
+    try:
+        if last in ("unhexlify", "a2b_hex", "fromhex", "b16decode"):
+            data = binascii.unhexlify(raw.replace(b" ", b""))
+        elif last == "b32decode":
+            data = base64.b32decode(raw + b"=" * (-len(raw) % 8))
+        elif last in ("b85decode",):
+            data = base64.b85decode(raw)
+        elif last in ("a85decode",):
+            data = base64.a85decode(raw)
+        else:
+            data = base64.b64decode(
+                raw + b"=" * (-len(raw) % 4), altchars=b"-_" if "urlsafe" in last else None
+            )
+    except (binascii.Error, ValueError):
+        return Value(None, source.labels | {DECODED})
+    return _decoded(data.decode("utf-8", "replace"), source.labels, node, state)
+
+
+def _decoded(text: str, labels: _Labels, node: ast.AST, state: _State) -> Value:
+    meaning = sensitive.meaningful(text)
+    if meaning:
+        _fact(state, DECODED_STRING, node, f"decodes to {meaning}: {text[:120]}")
+    return Value(text[:MAX_TEXT], labels | {DECODED})
+
+
+def _is_http(name: str, receiver: Value) -> bool:
+    lowered = name.lower()
+    return (
+        any(part in lowered for part in _HTTP_MODULES)
+        or bool(receiver.hosts)
+        or (lowered.startswith((".", "self.")) and FETCHED in receiver.labels)
+        or lowered in ("urlopen", "urlretrieve")
+    )
+
+
+def _sends(last: str, keywords: dict[str | None, Value]) -> bool:
+    return last != "get" and any(k in keywords for k in ("data", "json", "files", "body"))
+
+
+def _is_exec(name: str, last: str) -> bool:
+    if last in ("exec", "eval", "compile", "execfile"):
+        return name in (last, f"builtins.{last}")
+    if last == "loads":
+        return name.startswith(("marshal", "pickle"))
+    return name.startswith(("os.", "subprocess.", "commands.", "runpy.", "pty.")) or name in (
+        "system",
+        "popen",
+        "Popen",
+        "check_output",
+        "run_path",
+    )
+
+
+def _payload(
+    last: str, args: list[Value], keywords: dict[str | None, Value]
+) -> tuple[Value, Value]:
+    """(destination, payload) of a sending call."""
+    if last in ("request",) and len(args) >= 2:
+        destination, rest = args[1], args[2:]
+    else:
+        destination, rest = (args[0] if args else UNKNOWN), args[1:]
+    payload = [*rest] + [
+        v for k, v in keywords.items() if k not in ("headers", "auth", "timeout", "verify", "cert")
+    ]
+    if last in ("sendall", "send", "sendto", "gethostbyname", "getaddrinfo", "resolve", "query"):
+        payload = list(args) + payload
+    if "url" in keywords:
+        destination = keywords["url"]
+    return destination, _merge([*payload, destination])
+
+
+def _sink(
+    node: ast.Call,
+    name: str,
+    last: str,
+    args: list[Value],
+    keywords: dict[str | None, Value],
+    state: _State,
+) -> None:
+    destination, payload = _payload(last, args, keywords)
+    host = sensitive.host_of(destination.text or "") if destination.text else None
+    hosts = (host,) if host else destination.hosts
+    _fact(state, NETWORK_SEND, node, name, hosts)
+    carried = payload.labels
+    if SECRET in carried or ENV_SECRET in carried:
+        what = "a secret store" if SECRET in carried else "a secret environment variable"
+        _fact(state, SECRET_FLOW, node, f"{what} reaches {name}", hosts)
+    if state.current is not None:
+        reached = {int(label.split(":")[1]) for label in carried if label.startswith("param:")}
+        if reached:
+            state.current.sinks = state.current.sinks | frozenset(reached)
+
+
+def _exec(
+    node: ast.Call, name: str, args: list[Value], keywords: dict[str | None, Value], state: _State
+) -> None:
+    value = _merge(args + list(keywords.values()))
+    if FETCHED in value.labels:
+        _fact(state, FETCH_EXEC, node, f"{name} runs text fetched from the network", value.hosts)
+    elif DECODED in value.labels:
+        _fact(state, DECODED_EXEC, node, f"{name} runs text produced by a decoder")
+    elif args and args[0].text is None and name in ("exec", "eval", "compile"):
+        _fact(state, EXEC_DYNAMIC, node, name)
+
+
+MAX_INLINE_DEPTH = 3
+MAX_INLINE_STATEMENTS = 40
+
+
+def _call_own(node: ast.Call, function: _Function, args: list[Value], state: _State) -> Value:
+    inlined = _inline(function, args, state)
+    if inlined is not None:
+        return inlined
+    labels = set(function.returns)
+    for index in function.passes:
+        if index < len(args):
+            labels |= args[index].labels
+    for index in function.sinks:
+        if index < len(args) and (SECRET in args[index].labels or ENV_SECRET in args[index].labels):
+            _fact(state, SECRET_FLOW, node, f"a secret store reaches {function.node.name}()")
+    hosts = tuple(h for a in args for h in a.hosts)
+    return Value(function.returns_text, frozenset(labels), hosts=hosts)
+
+
+def _inline(function: _Function, args: list[Value], state: _State) -> Value | None:
+    """A small function called with known arguments, evaluated with them: decoders written as
+    helpers (``def d(b): return "".join(chr(c ^ K) for c in b)``) fold like built-in ones."""
+    known = any(a.text is not None or a.number is not None or a.items is not None for a in args)
+    if (
+        not known
+        or state.depth >= MAX_INLINE_DEPTH
+        or len(function.node.body) > MAX_INLINE_STATEMENTS
+    ):
+        return None
+    env = dict(state.globals)
+    env.update(dict(zip(function.params, args, strict=False)))
+    returned: list[Value] = []
+    state.depth += 1
+    try:
+        _block(function.node.body, env, state, returned)
+    finally:
+        state.depth -= 1
+    texts = [v for v in returned if v.text is not None]
+    if len(texts) == 1:
+        return texts[0]
+    return None
+
+
+def _fact(
+    state: _State, kind: str, node: ast.AST, detail: str, hosts: tuple[str, ...] = ()
+) -> None:
+    offset = state.offsets.of(node) if state.offsets else 0
+    key = (kind, offset)
+    if key in state.seen:
+        return
+    state.seen.add(key)
+    state.facts.append(Fact(kind, offset, detail[:200], tuple(h for h in hosts if h)))
+
+
+def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
+    """The facts of each region of ``text`` read as its own Python program (code blocks)."""
+    for start, end in regions:
+        yield from analyse(text[start:end], start)
+
+
+_MESSAGE_CALLS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "fail", "exit",
+     "abort", "die", "UsageError", "ArgumentTypeError"}
+)  # fmt: skip
+
+
+def message_spans(text: str, *, test: bool = False) -> list[tuple[int, int]]:
+    """Character spans of the string literals a script only *says*: error messages it raises,
+    asserts, logs or exits with. They describe what the code refuses or reports ("Encrypted
+    archive entry is unsupported"), not what it does, so pattern rules do not read them. In a
+    test (``test``), every string an ``assert`` checks is test data too ("the metadata address
+    is refused")."""
+    if not any(
+        word in text for word in ("raise", "assert", "log", "warn", "exit", "fail", "Error")
+    ):
+        return []
+    tree = _parse(text)
+    if tree is None:
+        return []
+    offsets = _Offsets(text, 0)
+    spans: list[tuple[int, int]] = []
+
+    def strings(node: ast.AST | None) -> None:
+        if node is None:
+            return
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+                end_line = getattr(inner, "end_lineno", None)
+                end_column = getattr(inner, "end_col_offset", None)
+                if end_line is None or end_column is None:
+                    continue
+                start = offsets.of(inner)
+                end = offsets.of(_Position(end_line, end_column))
+                if end > start:
+                    spans.append((start, end))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise):
+            strings(node.exc)
+        elif isinstance(node, ast.Assert):
+            strings(node.msg)
+            if test:
+                strings(node.test)
+        elif isinstance(node, ast.Call):
+            last = _dotted(node.func).rsplit(".", 1)[-1]
+            if last in _MESSAGE_CALLS or last.endswith(("Error", "Exception", "Warning")):
+                for argument in node.args:
+                    strings(argument)
+    return sorted(set(spans))
+
+
+@dataclass(frozen=True)
+class _Position:
+    lineno: int
+    col_offset: int

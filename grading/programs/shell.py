@@ -1,0 +1,349 @@
+"""Shell scripts (and shell code blocks) read as programs, with tree-sitter's bash grammar.
+
+Words are folded the way the shell would expand them where the values are known: quoting and
+concatenation (``"$HOME/.s""sh"``), variables assigned earlier, ``$HOME``/``~``. A command is
+then read for what it does with its operands:
+
+* a *source*: a read, copy or archive of a secret store (``cat``, ``tar``, ``cp``, ``base64``…
+  on a sensitive path), the environment (``env``, ``printenv``), a keychain query; its output,
+  the file it writes and the variable that captures it carry the secret on;
+* a *fetch*: ``curl``/``wget`` output, captured or piped;
+* a *decoder*: ``base64 -d``, ``xxd -r``, ``rev``;
+* a *sink*: a network tool sending data (``curl -d/-F/-T/--data``, ``wget --post``, ``nc``,
+  ``scp``, ``rsync`` to a remote, DNS lookups) — fed by a pipe, a captured variable or a file
+  written from a source;
+* *execution*: an interpreter fed by a pipe, ``eval``/``sh -c`` of a captured value, ``bash
+  <(…)``, ``source`` of a downloaded file. ``python -c "…"`` is read as Python.
+
+The walk is linear in the script and bounded (MAX_NODES).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from grading.programs import python as python_programs
+from grading.programs import sensitive
+from grading.programs.facts import (
+    DECODED_EXEC,
+    FETCH_EXEC,
+    NETWORK_SEND,
+    SECRET_FLOW,
+    SECRET_READ,
+    Fact,
+)
+
+MAX_NODES = 100_000
+MAX_SOURCE = 512 * 1024
+SECRET, FETCHED, DECODED = "secret", "fetched", "decoded"
+_READERS = frozenset(
+    {"cat", "tar", "zip", "gzip", "cp", "rsync", "base64", "head", "tail", "openssl", "xxd", "less",
+     "more", "strings", "sqlite3", "find", "ls", "7z", "grep"}
+)  # fmt: skip
+_ENV = frozenset({"env", "printenv", "set", "export"})
+_FETCHERS = frozenset({"curl", "wget", "iwr", "invoke-webrequest", "irm", "invoke-restmethod"})
+_SEND_FLAGS = ("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form",
+               "-T", "--upload-file", "--post-data", "--post-file", "--json")  # fmt: skip
+_NET_SENDERS = frozenset({"nc", "ncat", "netcat", "socat", "scp", "sftp", "telnet"})
+_DNS = frozenset({"dig", "nslookup", "host", "drill"})
+_INTERPRETERS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "perl", "ruby", "php",
+     "pwsh", "powershell", "iex", "invoke-expression"}
+)  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+@dataclass
+class _Value:
+    text: str | None = None
+    labels: frozenset[str] = frozenset()
+
+
+@dataclass
+class _State:
+    source: bytes
+    base: int
+    offsets: list[int]
+    """Character offset of each byte (built only for non-ASCII text)."""
+    env: dict[str, _Value] = field(default_factory=dict)
+    files: dict[str, frozenset[str]] = field(default_factory=dict)
+    facts: list[Fact] = field(default_factory=list)
+    seen: set[tuple[str, int]] = field(default_factory=set)
+    nodes: int = 0
+    fetched_from: list[str] = field(default_factory=list)
+    """Hosts downloads came from (an execution of downloaded text names them)."""
+
+    def text(self, node: Any) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def offset(self, node: Any) -> int:
+        byte = node.start_byte
+        return self.base + (self.offsets[byte] if self.offsets else byte)
+
+    def fact(self, kind: str, node: Any, detail: str, hosts: tuple[str, ...] = ()) -> None:
+        key = (kind, node.start_byte)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.facts.append(Fact(kind, self.offset(node), detail[:200], hosts))
+
+
+def analyse(text: str, base: int = 0) -> list[Fact]:
+    """The facts of the shell script ``text`` (offsets shifted by ``base``)."""
+    if len(text) > MAX_SOURCE or not _worth(text):
+        return []
+    data = text.encode("utf-8", "surrogatepass")
+    offsets: list[int] = []
+    if not text.isascii():
+        for index, char in enumerate(text):
+            offsets.extend([index] * len(char.encode("utf-8", "surrogatepass")))
+        offsets.append(len(text))
+    state = _State(data, base, offsets)
+    tree = _parser().parse(data)
+    _walk(tree.root_node, state)
+    return state.facts
+
+
+def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
+    for start, end in regions:
+        yield from analyse(text[start:end], start)
+
+
+_WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
+          "python", "dig ", "nslookup", "iex", "source", "<(")  # fmt: skip
+
+
+def _worth(text: str) -> bool:
+    return any(word in text for word in _WORDS)
+
+
+def _walk(node: Any, state: _State) -> None:
+    state.nodes += 1
+    if state.nodes > MAX_NODES:
+        return
+    kind = node.type
+    if kind == "variable_assignment":
+        _assignment(node, state)
+        return
+    if kind == "pipeline":
+        _pipeline(node, state)
+        return
+    if kind in ("command", "redirected_statement"):
+        _command_statement(node, state)
+        return
+    for child in node.children:
+        _walk(child, state)
+
+
+def _assignment(node: Any, state: _State) -> None:
+    name = node.child_by_field_name("name")
+    value = node.child_by_field_name("value")
+    if name is None:
+        return
+    state.env[state.text(name)] = _word(value, state) if value is not None else _Value("")
+
+
+def _word(node: Any, state: _State) -> _Value:
+    """The value of a word node, folded where its parts are known."""
+    kind = node.type
+    if kind in ("word", "string_content", "raw_string", "number"):
+        text = state.text(node)
+        if kind == "raw_string":
+            text = text[1:-1]
+        if text.startswith("~"):
+            text = "~" + text[1:]
+        return _Value(text)
+    if kind in ("string", "concatenation"):
+        parts = [_word(child, state) for child in node.children if child.type not in ('"',)]
+        labels = frozenset().union(*(p.labels for p in parts)) if parts else frozenset()
+        if all(p.text is not None for p in parts):
+            return _Value("".join(p.text or "" for p in parts), labels)
+        return _Value(None, labels)
+    if kind in ("simple_expansion", "expansion"):
+        names = [c for c in node.children if c.type == "variable_name"]
+        name = state.text(names[0]) if names else ""
+        if name in ("HOME", "USERPROFILE"):
+            return _Value("~")
+        return state.env.get(name, _Value(None))
+    if kind in ("command_substitution", "process_substitution"):
+        labels = _substitution(node, state)
+        return _Value(None, labels)
+    return _Value(None)
+
+
+def _substitution(node: Any, state: _State) -> frozenset[str]:
+    """The labels of what a ``$( … )`` or ``<( … )`` produces."""
+    labels: set[str] = set()
+    for child in node.children:
+        if child.type == "command":
+            labels |= _command_labels(child, state)
+        elif child.type == "pipeline":
+            labels |= _pipeline(child, state)
+    return frozenset(labels)
+
+
+def _command_parts(node: Any, state: _State) -> tuple[str, list[_Value], Any]:
+    name_node = node.child_by_field_name("name")
+    name = state.text(name_node).strip().lower() if name_node is not None else ""
+    name = name.rsplit("/", 1)[-1]
+    args = [
+        _word(child, state)
+        for child in node.children
+        if child.type
+        not in ("command_name", "file_redirect", "herestring_redirect", "variable_assignment")
+    ]
+    return name, args, name_node
+
+
+def _command_labels(
+    node: Any, state: _State, piped: frozenset[str] = frozenset()
+) -> frozenset[str]:
+    """What a command's output carries, and the facts it is a sink or executor of."""
+    name, args, _ = _command_parts(node, state)
+    texts = [a.text or "" for a in args]
+    carried = piped.union(*(a.labels for a in args)) if args else set(piped)
+    labels: set[str] = set()
+    if name in _READERS and any(sensitive.is_sensitive_path(t) for t in texts):
+        state.fact(SECRET_READ, node, f"{name} {' '.join(texts)[:120]}")
+        labels.add(SECRET)
+    if name in _ENV and not args:
+        labels.add(SECRET)
+    if name == "security" and any("password" in t or "keychain" in t for t in texts):
+        labels.add(SECRET)
+    if name in ("base64", "xxd", "openssl") and any(
+        t in ("-d", "--decode", "-D", "-r", "-a") for t in texts
+    ):
+        labels.add(DECODED)
+    if name == "rev":
+        labels.add(DECODED)
+    if name in _FETCHERS and not _sends(texts):
+        labels.add(FETCHED)
+        state.fetched_from.extend(_hosts(texts))
+    if name in ("python", "python3") and "-c" in texts:
+        index = texts.index("-c")
+        if index + 1 < len(texts) and texts[index + 1]:
+            for fact in python_programs.analyse(texts[index + 1], 0):
+                state.fact(fact.kind, node, f"python -c: {fact.detail}", fact.hosts)
+    from_files = frozenset(_file_labels(texts, state))
+    _sink(name, texts, frozenset(carried) | from_files, node, state)
+    _execute(name, texts, frozenset(carried) | from_files, node, state)
+    return frozenset(labels) | (frozenset(carried) if name in _PASS_THROUGH else frozenset())
+
+
+_PASS_THROUGH = frozenset({"base64", "gzip", "xxd", "tr", "sed", "awk", "cat", "tee", "rev", "head",
+                           "tail", "openssl", "zip", "tar", "sort", "jq"})  # fmt: skip
+
+
+def _sends(texts: list[str]) -> bool:
+    return any(t in _SEND_FLAGS or t.startswith(("--data", "-d@", "-F", "--form")) for t in texts)
+
+
+def _file_labels(texts: list[str], state: _State) -> set[str]:
+    """Labels of files the command reads by name (``-F f=@/tmp/x.tgz``, ``< file``)."""
+    labels: set[str] = set()
+    for text in texts:
+        for name, carried in state.files.items():
+            if name and name in text:
+                labels |= carried
+    return labels
+
+
+def _hosts(texts: list[str]) -> tuple[str, ...]:
+    return tuple(h for t in texts if (h := sensitive.host_of(t)))
+
+
+def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State) -> None:
+    sending = (
+        (name in _FETCHERS and _sends(texts))
+        or name in _NET_SENDERS
+        or (name == "rsync" and any(":" in t and "@" in t for t in texts))
+        or name in _DNS
+    )
+    if not sending:
+        return
+    hosts = _hosts(texts)
+    state.fact(NETWORK_SEND, node, name, hosts)
+    if SECRET in carried:
+        state.fact(SECRET_FLOW, node, f"a secret store reaches {name}", hosts)
+
+
+def _execute(
+    name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State
+) -> None:
+    executing = name in _INTERPRETERS or name in ("eval", "source", ".", "exec")
+    if not executing:
+        return
+    if FETCHED in carried:
+        hosts = _hosts(texts) or tuple(dict.fromkeys(state.fetched_from))
+        state.fact(FETCH_EXEC, node, f"{name} runs what was downloaded", hosts)
+    elif DECODED in carried:
+        state.fact(DECODED_EXEC, node, f"{name} runs what a decoder produced")
+
+
+def _pipeline(node: Any, state: _State) -> frozenset[str]:
+    carried: frozenset[str] = frozenset()
+    for child in node.children:
+        if child.type == "command":
+            carried = _command_labels(child, state, carried)
+        elif child.type == "redirected_statement":
+            inner = [c for c in child.children if c.type == "command"]
+            if inner:
+                carried = _command_labels(inner[0], state, carried)
+    return carried
+
+
+def _command_statement(node: Any, state: _State) -> None:
+    command = (
+        node
+        if node.type == "command"
+        else next((c for c in node.children if c.type == "command"), None)
+    )
+    if command is None:
+        for child in node.children:
+            _walk(child, state)
+        return
+    labels = _command_labels(command, state)
+    name, args, _ = _command_parts(command, state)
+    texts = [a.text or "" for a in args]
+    written = _written(name, texts, node, state)
+    if written and (labels or name in _READERS):
+        state.files[written] = labels | (
+            frozenset({SECRET})
+            if any(sensitive.is_sensitive_path(t) for t in texts)
+            else frozenset()
+        )
+    if name in _FETCHERS and written:
+        state.files[written] = frozenset({FETCHED})
+
+
+def _written(name: str, texts: list[str], node: Any, state: _State) -> str | None:
+    """The file a command writes: ``> file``, ``tar czf file``, ``curl -o file``, ``cp a file``."""
+    for child in node.children:
+        if child.type == "file_redirect":
+            descriptors = [c for c in child.children if c.type == "file_descriptor"]
+            if descriptors and state.text(descriptors[0]) not in ("1", "&"):
+                continue  # a redirect of stderr is not what the command produces
+            targets = [c for c in child.children if c.type in ("word", "string", "concatenation")]
+            target = _word(targets[-1], state).text if targets else None
+            if target and target != "/dev/null":
+                return target
+    if name in ("tar", "zip", "7z") and len(texts) >= 2:
+        flags = texts[0]
+        if name != "tar" or "f" in flags:
+            return texts[1]
+    if name in ("curl", "wget"):
+        for index, text in enumerate(texts):
+            if text in ("-o", "--output", "-O", "--output-document") and index + 1 < len(texts):
+                return texts[index + 1]
+    if name in ("cp", "mv") and len(texts) >= 2:
+        return texts[-1]
+    return None
