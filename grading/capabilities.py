@@ -53,6 +53,23 @@ _VERB_OF_CAPABILITY = {
     "dynamic_exec": "executes",
     "subprocess": "executes",
 }
+DUAL_USE_CAPABILITIES = {
+    "recon_scan": ("executes", "network or web reconnaissance (scanning, fuzzing)"),
+    "credential_attack": ("executes", "password guessing, spraying or cracking"),
+    "remote_shell": ("executes", "a remote shell on another machine"),
+    "phishing": ("sends", "phishing emails or pages"),
+    "memory_capture": ("reads", "process or physical memory capture"),
+    "traffic_capture": ("reads", "network traffic capture"),
+    "fleet_access": ("executes", "commands across many machines"),
+    "production_access": ("executes", "a live session in production"),
+    "bulk_destroy": ("destroys", "bulk, irreversible deletion"),
+    "mass_send": ("sends", "mail or messages to many people"),
+    "secret_rotation": ("reads", "an organisation's CI secrets written or rotated"),
+    "user_recording": ("reads", "recording what users do and type"),
+}
+"""Capabilities of the dual-use rules (``rules/dualuse.yaml``): legitimate with authorisation
+and consent, which a person must check — the verb they add to the inventory and their name in
+words, which the inventory gives instead of the rule's category."""
 _DECLARED_WORDS = {
     "sends": re.compile(
         r"\b(?:api|apis|https?|url|web|online|internet|remote|server|cloud|upload|send|post|sync"
@@ -127,7 +144,7 @@ def inventory(
             words = _DECLARED_WORDS.get(verb)
             entries[key] = Capability(
                 verb=verb,
-                what=finding.category.replace("_", " "),
+                what=_what(finding, rules.get(finding.rule_id)),
                 where=host.group(1).lower() if host else "",
                 file=finding.file,
                 line=finding.line,
@@ -139,13 +156,24 @@ def inventory(
     return tuple(entries.values())
 
 
+def _what(finding: Finding, rule: RuleFacts | None) -> str:
+    """The capability in words: a dual-use rule's own, else the finding's category."""
+    for capability in getattr(rule, "capabilities", ()) or ():
+        if capability in DUAL_USE_CAPABILITIES:
+            return DUAL_USE_CAPABILITIES[capability][1]
+    return finding.category.replace("_", " ")
+
+
 def _verbs(finding: Finding, rule: RuleFacts | None) -> tuple[str, ...]:
     verbs: list[str] = []
     category_verb = _VERB_OF_CATEGORY.get(finding.category)
     if category_verb:
         verbs.append(category_verb)
     for capability in getattr(rule, "capabilities", ()) or ():
-        verb = _VERB_OF_CAPABILITY.get(capability)
+        verb = (
+            _VERB_OF_CAPABILITY.get(capability)
+            or DUAL_USE_CAPABILITIES.get(capability, ("", ""))[0]
+        )
         if verb and verb not in verbs:
             verbs.append(verb)
     return tuple(verbs)

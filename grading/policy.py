@@ -41,10 +41,11 @@ def decide(
     evidence = classify(tier1.findings)
     floor = evidence_policy().review_floor_strength
     if score >= auto_approve_min:
+        held = tuple(f for f in evidence.counted if strength(f) >= floor)
         if tier1.high_privilege:
             privileges = ", ".join(tier1.privileges) or "high privilege"
-            return Decision("review", (f"score {score} but high-privilege: {privileges}",))
-        held = tuple(f for f in evidence.counted if strength(f) >= floor)
+            also = f"; capabilities to review: {_names(held)}" if held else ""
+            return Decision("review", (f"score {score} but high-privilege: {privileges}{also}",))
         if held:
             found = _names(held)
             return Decision("review", (f"score {score} but a capability to review: {found}",))

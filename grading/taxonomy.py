@@ -129,6 +129,8 @@ SIGNALS: dict[str, str] = {
     "supply": "changes where packages or tools come from",
     "embedded_secret": "carries a credential in the bundle",
     "unread": "says something sensitive in a language Skillgate does not read",
+    "offensive": "attacks or probes systems: scans, fuzzing, password guessing, remote shells",
+    "reach": "acts on production systems, many machines or many people at once",
 }
 """Independent kinds of evidence. A block is a claim of malice and needs two of them (or one
 finding whose rule says it has no benign reading): a secret source and a sink, concealment and a
