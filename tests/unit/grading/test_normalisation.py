@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from grading.tier1 import scan
 from grading.tier1.normalise import normalise, original_column, visible
 
@@ -61,6 +63,20 @@ def test_original_column_maps_through_removed_and_expanded_characters() -> None:
     assert normalise(original).text == "abfix"
     assert original_column(original, 3) == 4
     assert original_column(original, 5) == 5
+
+
+def test_every_column_of_a_line_maps_to_the_character_that_reaches_it() -> None:
+    """Columns are mapped from one table per line (a long line holds many findings): column c
+    is the first original character whose normalised text reaches c; past the end, one past
+    the line."""
+    original = f"\u4e2d{ZWSP}\ufb03x\u0441url{ZWSP}{ZWSP}\uff41"  # 中, ZWSP, ﬃ, x, сurl, ..., ａ
+    widths = [0 if ch == ZWSP else len(unicodedata.normalize("NFKC", ch)) for ch in original]
+    reached = [sum(widths[: i + 1]) for i in range(len(original))]
+    for column in range(0, sum(widths) + 3):
+        expected = next((i + 1 for i, r in enumerate(reached) if r >= column), len(original) + 1)
+        assert original_column(original, column) == expected
+    assert original_column(original, 2) == 3  # the first "f" of the ligature, after the ZWSP
+    assert original_column(original, sum(widths) + 1) == len(original) + 1
 
 
 def test_invisible_characters_are_spelled_out_for_reviewers() -> None:
