@@ -48,6 +48,9 @@ _SKIPPED_WORDS = r"(?:[\s_-]+[^\s_-]+){0,4}"
 class Lexicon:
     patterns: dict[tuple[str, str], linear.LinearPattern]
     """(class, language) → the pattern of that language's terms for the class."""
+    by_class: dict[str, tuple[tuple[str, linear.LinearPattern], ...]]
+    """class → (language, pattern) of each of its languages: ``hits`` is asked about one class
+    at a time, thousands of times on a long text, and should not walk every pair for it."""
     together: tuple[tuple[re2.Set, tuple[tuple[str, str], ...]], ...]
     """Per language, its patterns at once and the (class, language) pair of each: which pairs
     a text holds, in one pass per language."""
@@ -109,7 +112,10 @@ def lexicon() -> Lexicon:
             sources[(name, NEUTRAL + "+")] = _pattern(NEUTRAL + "+", other)
     patterns = {key: linear.compile(source) for key, source in sources.items()}
     version = hashlib.sha256(LEXICON_FILE.read_bytes()).hexdigest()[:12]
-    return Lexicon(patterns, _sets_by_language(sources), version)
+    by_class: dict[str, tuple[tuple[str, linear.LinearPattern], ...]] = {}
+    for (name, language), pattern in patterns.items():
+        by_class[name] = (*by_class.get(name, ()), (language, pattern))
+    return Lexicon(patterns, by_class, _sets_by_language(sources), version)
 
 
 def _sets_by_language(
@@ -163,8 +169,8 @@ def pair_hits(pair: tuple[str, str], text: str) -> list[tuple[int, int]]:
 def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[tuple[int, int]]:
     """(start, end) of every term of class ``name`` in ``text`` (lower-cased), in order."""
     found: list[tuple[int, int]] = []
-    for (cls, language), pattern in lexicon().patterns.items():
-        if cls != name or not applies(language, languages):
+    for language, pattern in lexicon().by_class.get(name, ()):
+        if not applies(language, languages):
             continue
         for match in pattern.finditer(text):
             found.append(match.span(1))
