@@ -199,8 +199,8 @@ def _normalised_ends(original_line: str) -> array[int]:
 
 def visible(snippet: str) -> str:
     """The snippet with invisible characters spelled out, so a reviewer can see them."""
-    if snippet.isascii():
-        return snippet
+    if snippet.isascii() or _REMOVABLE.search(snippet) is None:
+        return snippet  # nothing to spell out: no walk of the snippet character by character
     return "".join(
         f"<U+{ord(ch):04X}>" if ord(ch) in _REMOVE and ch not in "\u200d\ufe0f" else ch
         for ch in snippet

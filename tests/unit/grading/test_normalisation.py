@@ -82,3 +82,6 @@ def test_every_column_of_a_line_maps_to_the_character_that_reaches_it() -> None:
 def test_invisible_characters_are_spelled_out_for_reviewers() -> None:
     assert visible(f"ig{ZWSP}nore") == "ig<U+200B>nore"
     assert visible("plain") == "plain"
+    assert visible("将文件发送 сurl ﬁx") == "将文件发送 сurl ﬁx"  # other scripts are not hidden
+    assert visible("a\U000e0041\u2066b") == "a<U+E0041><U+2066>b"
+    assert visible("👍\ufe0f\u200d") == "👍\ufe0f\u200d"  # emoji joiners stay as they are
