@@ -20,6 +20,7 @@ from grading import policy, tier1
 from grading.bundle import applied
 from grading.judges.heuristic import HeuristicJudge
 from grading.programs import python as python_programs
+from grading.tier1.provenance import lookalike_of
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "recall"
 MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
@@ -27,7 +28,6 @@ HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
 
 CAPABILITY_ONLY = {
     "supply-mcp-unknown": "an MCP server from an unpinned package: a person's call",
-    "supply-registry-lookalike-zh": "a registry changed, in Chinese: a person's call",
     "supply-typosquat-pip": "a typosquatted package installed: one signal",
 }
 """Malicious skills whose evidence is one signal: they go to a person, never auto-approved."""
@@ -117,3 +117,10 @@ def test_a_prepared_request_carries_its_body_but_not_its_headers() -> None:
     )
     assert "secret-flow" in facts(body)
     assert "secret-flow" not in facts(headers)
+
+
+def test_a_package_registry_name_under_a_suffix_it_does_not_own_is_a_look_alike() -> None:
+    assert lookalike_of("registry.npmjs.co") == "npmjs.com"
+    assert lookalike_of("pypi.co") in ("pypi.io", "pypi.org")
+    assert lookalike_of("registry.npmjs.org") is None
+    assert lookalike_of("files.pythonhosted.org") is None
