@@ -64,6 +64,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         graph=build_graph(texts, manifest.path),
         declared_rules=declared_privileges(manifest.declared_text),
         declared=declared_names(manifest.name, manifest.description, manifest.urls),
+        purpose=manifest.declared_text,
         shipped=frozenset(path.rsplit("/", 1)[-1] for path in files),
     )
     for path, text in texts.items():
