@@ -5,7 +5,8 @@ or run another file — by a Markdown link, a path in backticks, a bare path, "f
 "run scripts/sync.py", "carry out the steps in checklist.json" — that file is obeyed too, and so,
 transitively, are the files *it* points at. Files nothing points at are reference material: a
 write-up in ``references/`` that no instruction sends the agent to is read by people, not by the
-agent. Tests and fixtures are not instructions unless an instruction runs them.
+agent. Tests and fixtures are not instructions unless an instruction runs them by name (a mention
+of their folder, "the tests in `tests/`", leaves them tests).
 
 Roles (what each file is to the agent):
 
@@ -235,6 +236,8 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
             continue
         tokens.add((start, end))
         targets = lookup.resolve(text[start:end], source)
+        if _names_folder(text[start:end]):
+            targets = [target for target in targets if not is_test(target)]
         if not targets:
             continue
         line_start = text.rfind("\n", 0, start) + 1
@@ -251,6 +254,13 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
             seen.add((target, kind))
             found.append((target, "run" if is_script(target) else kind, line))
     return found
+
+
+def _names_folder(mention: str) -> bool:
+    """A mention of a folder ("the tests in `tests/`", "run pytest tests/") reaches the files in
+    it, but not as tests to carry out: a test's literals are the inputs it checks (a metadata
+    address a guard must refuse), so tests stay tests unless an instruction names the file."""
+    return mention.split("#", 1)[0].split("?", 1)[0].strip("`'\".,;:)").endswith("/")
 
 
 _CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|[。！？；]")
