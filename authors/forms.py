@@ -1,4 +1,4 @@
-"""The author pages' forms: a token to make, a reason for a yank."""
+"""The author pages' forms: a token to make, a reason for a yank, an appeal."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from django import forms
 from accounts import tokens
 from config import scopes
 from registry.lifecycle import REASON_MAX_LENGTH
+from reviews.services import REASON_MAX_LENGTH as APPEAL_MAX_LENGTH
 
 EXPIRY_CHOICES = [(7, "7 days"), (30, "30 days"), (90, "90 days"), (366, "a year")]
 
@@ -30,3 +31,12 @@ class TokenForm(forms.Form):
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(max_length=REASON_MAX_LENGTH, required=False)
+
+
+class AppealForm(forms.Form):
+    reason = forms.CharField(
+        max_length=APPEAL_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Why the rejection is wrong: what the flagged lines do, and why it is safe. "
+        "An appeal is made once; the Security team decides it.",
+    )

@@ -23,6 +23,7 @@ from pipeline.presentation import event_details
 from registry import lifecycle
 from registry.models import Namespace, Skill, SkillVersion, VersionEvent
 from registry.selectors import ADVISORY_ACTIONS, advice
+from reviews.appeals import appealable
 from reviews.detail import FileView, annotate_files
 from reviews.marks import marks_by_line
 from reviews.selectors import event_as_seen_by, review_for_submitter
@@ -59,6 +60,8 @@ class SubmissionPage:
     files: list[FileView]
     finding_count: int
     trail: list[AuditLine]
+    may_appeal: bool
+    """A reviewer rejected it and it has not been appealed yet: the page offers the appeal."""
 
 
 def submission_page(user: User, submission_id: UUID) -> SubmissionPage:
@@ -98,13 +101,15 @@ def submission_page(user: User, submission_id: UUID) -> SubmissionPage:
             user,
         )
         trail.append(AuditLine(shown, event_details(shown["metadata"])))
+    review = review_for_submitter(submission, user)
     return SubmissionPage(
         submission=submission,
         deciding=deciding_reasons(submission),
-        review=review_for_submitter(submission, user),
+        review=review,
         files=files,
         finding_count=len(findings) + len(concerns),
         trail=trail,
+        may_appeal=review is not None and review["appeal"] is None and appealable(submission),
     )
 
 

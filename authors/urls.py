@@ -30,6 +30,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("submissions/", views.submissions, name="submissions"),
     path("submissions/<uuid:submission_id>/", views.submission, name="submission"),
+    path("submissions/<uuid:submission_id>/appeal", views.appeal, name="appeal"),
     path("skills/", views.skills, name="skills"),
     path(f"{_VERSION}/yank", views.change_version, {"action": "yank"}, name="yank"),
     path(f"{_VERSION}/unyank", views.change_version, {"action": "unyank"}, name="unyank"),

@@ -1,5 +1,6 @@
-"""The author's pages: thin views over ``authors.pages``, ``registry.lifecycle`` and
-``accounts.tokens``. Every page needs a signed-in account and shows only its own records."""
+"""The author's pages: thin views over ``authors.pages``, ``registry.lifecycle``,
+``reviews.appeals`` and ``accounts.tokens``. Every page needs a signed-in account and shows
+only its own records."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from django.views.decorators.http import require_POST
 from accounts import tokens
 from accounts.models import ApiToken
 from authors import pages
-from authors.forms import ReasonForm, TokenForm
+from authors.forms import AppealForm, ReasonForm, TokenForm
 from config.accounts import signed_in
 from registry import lifecycle
 from registry.lifecycle import VersionStatusError
+from reviews import appeals
+from reviews.services import ActionUnavailable, ReviewForbidden
 
 
 @login_required
@@ -41,14 +44,40 @@ def submissions(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def submission(request: HttpRequest, submission_id: UUID) -> HttpResponse:
+    return _submission_page(request, submission_id, AppealForm())
+
+
+def _submission_page(request: HttpRequest, submission_id: UUID, form: AppealForm) -> HttpResponse:
     return render(
         request,
         "authors/submission.html",
         {
             "page": pages.submission_page(signed_in(request.user), submission_id),
+            "appeal_form": form,
             "section": "submissions",
         },
+        status=400 if form.errors else 200,
     )
+
+
+@login_required
+@require_POST
+def appeal(request: HttpRequest, submission_id: UUID) -> HttpResponse:
+    user = signed_in(request.user)
+    pages.submission_page(user, submission_id)
+    form = AppealForm(request.POST)
+    if not form.is_valid():
+        return _submission_page(request, submission_id, form)
+    try:
+        appeals.file_appeal(submission_id, user, form.cleaned_data["reason"])
+    except (ReviewForbidden, ActionUnavailable) as refused:
+        messages.error(request, f"The appeal was not filed: {refused}")
+    except ValidationError as invalid:
+        form.add_error(None, invalid)
+        return _submission_page(request, submission_id, form)
+    else:
+        messages.success(request, "Your appeal is filed; the Security team decides it.")
+    return HttpResponseRedirect(reverse("authors:submission", args=[submission_id]))
 
 
 @login_required

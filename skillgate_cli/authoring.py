@@ -1,5 +1,6 @@
 """An author's commands: ``submit`` a folder or a git repository, follow it (``--wait``) through
-the registry's event stream, read its ``status``, and ``yank``/``unyank`` a version.
+the registry's event stream, read its ``status``, ``appeal`` a reviewer's rejection once, and
+``yank``/``unyank`` a version.
 
 At the end of a submission that was not simply published, every finding that decided it is
 printed with its file, its line number, the line itself and the fix.
@@ -20,6 +21,8 @@ from skillgate_cli.specs import Spec
 
 TERMINAL = {"PUBLISHED", "REJECTED", "TIER1_FAILED"}
 IN_REVIEW = {"NEEDS_REVIEW", "TIER3_REVIEW"}
+REVIEWER_REJECTED = "REVIEWER_REJECTED"
+"""The outcome code of a reviewer's rejection: the one an author may appeal."""
 RECONNECT_PAUSE_S = 1.0
 
 
@@ -159,6 +162,8 @@ def conclude(detail: dict[str, Any], registry: Registry, printer: Printer) -> Ex
         if isinstance(reason, dict):
             for line in reason_lines(reason):
                 printer.say(line)
+    for line in appeal_lines(detail, outcome):
+        printer.say(line)
     printer.say(f"details: {registry.url}/account/submissions/{shown(detail.get('id'))}/")
     if state == "PUBLISHED":
         return Exit.OK
@@ -167,6 +172,25 @@ def conclude(detail: dict[str, Any], registry: Registry, printer: Printer) -> Ex
     if state in TERMINAL:
         return Exit.REJECTED
     return Exit.RUNNING
+
+
+def appeal_lines(detail: dict[str, Any], outcome: dict[str, Any]) -> list[str]:
+    """Where the appeal stands, or how to make one when a reviewer's rejection may be appealed."""
+    appeal = (detail.get("review") or {}).get("appeal")
+    if isinstance(appeal, dict):
+        lines = [
+            f"appeal: {shown(appeal.get('status'))} (you wrote: {shown(appeal.get('reason'))})"
+        ]
+        decision = appeal.get("decision")
+        if isinstance(decision, dict):
+            lines.append(f"  the Security team's reason: {shown(decision.get('reason'))}")
+        return lines
+    if outcome.get("code") == REVIEWER_REJECTED:
+        return [
+            "you may appeal this rejection once: "
+            f'skillgate appeal {shown(detail.get("id"))} --reason "why it is safe"'
+        ]
+    return []
 
 
 def reason_lines(reason: dict[str, Any]) -> list[str]:
@@ -190,6 +214,23 @@ def _submission(registry: Registry, submission_id: str) -> dict[str, Any]:
         return registry.submission(submission_id)
     except RegistryError as error:
         raise Failure(str(error)) from error
+
+
+def appeal(submission_id: str, reason: str, registry: Registry, printer: Printer) -> Exit:
+    """File the one appeal a reviewer's rejection allows; Security decides it."""
+    if not reason.strip():
+        raise Failure("an appeal needs --reason: say why the rejection is wrong", Exit.USAGE)
+    try:
+        filed = registry.appeal(submission_id, reason)
+    except Refused as refused:
+        raise Failure(f"not appealed: {refused_in_words(refused)}") from refused
+    except RegistryError as error:
+        raise Failure(str(error)) from error
+    printer.say(
+        f"appeal filed for {shown(submission_id)}: {shown(filed.get('status'))}; the Security "
+        f"team decides it (skillgate status {shown(submission_id)} shows the outcome)"
+    )
+    return Exit.OK
 
 
 def change_status(

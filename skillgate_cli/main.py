@@ -80,6 +80,10 @@ def parser() -> argparse.ArgumentParser:
     status.add_argument("--wait", action="store_true", help="follow it to its outcome")
     status.add_argument("--timeout", type=float, default=300.0, help="seconds to --wait (300)")
 
+    appeal = command("appeal", "appeal a reviewer's rejection of your submission (once)")
+    appeal.add_argument("submission_id", metavar="ID")
+    appeal.add_argument("--reason", required=True, help="why the rejection is wrong")
+
     for action in ("yank", "unyank"):
         change = command(action, f"{action} a version of your skill")
         change.add_argument("spec", metavar="OWNER/NAME@VERSION")
@@ -214,6 +218,8 @@ def run(arguments: argparse.Namespace, printer: Printer) -> Exit:
         return authoring.status(
             arguments.submission_id, arguments.wait, arguments.timeout, registry, printer
         )
+    if command == "appeal":
+        return authoring.appeal(arguments.submission_id, arguments.reason, registry, printer)
     if command in {"yank", "unyank"}:
         return authoring.change_status(arguments.spec, command, arguments.reason, registry, printer)
     if command == "search":

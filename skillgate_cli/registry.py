@@ -191,6 +191,12 @@ class Registry:
         body = {"reason": reason} if reason else {}
         return self._json("POST", path, f"{owner}/{name}@{version}", body=body, auth=True)
 
+    def appeal(self, submission_id: str, reason: str) -> dict[str, Any]:
+        path = self._path("submissions", submission_id, "appeal")
+        return self._json(
+            "POST", path, f"submission {submission_id}", body={"reason": reason}, auth=True
+        )
+
     def follow(self, submission_id: str, after: str) -> Iterator[StreamEvent]:
         """The submission's server-sent events after event ``after`` ("" from the start), until
         the server ends this stream (it bounds each one's life: call again with the last id)."""

@@ -1,7 +1,8 @@
 """``skillgate`` as an author uses it, against the live registry: gunicorn on the test database,
 a real Celery worker on RabbitMQ, the CLI a separate process with its own home. Log in with a
 token made for the account, submit a folder of several files with ``--wait`` (followed through
-the server-sent event stream), read what decided it line by line, manage tokens."""
+the server-sent event stream), read what decided it line by line, appeal a reviewer's
+rejection, manage tokens."""
 
 from __future__ import annotations
 
@@ -13,14 +14,18 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 
 from accounts import tokens
 from pipeline.models import Submission
+from reviews import services as reviews
+from reviews.roles import REVIEWERS_GROUP
 from tests.support.cli import skillgate
 from tests.support.fake_llm import answer, completion
 from tests.support.skills import skill_md
 from tests.support.stack import WebServer, stack_environment
 from tests.support.versions import publish_skill
+from tests.unit.reviews.factories import awaiting_review
 
 pytestmark = pytest.mark.integration
 
@@ -252,3 +257,29 @@ def test_yank_and_unyank_are_the_namespace_holders_with_a_clean_reason(
 
     back = skillgate("unyank", ref, home=home)
     assert back.returncode == 0 and f"{ref} is now published" in back.stdout
+
+
+def test_a_reviewers_rejection_is_appealed_once_and_status_shows_it(registry, author, key, home):
+    reviewer = get_user_model().objects.create_user(f"rv-{uuid.uuid4().hex[:10]}", is_staff=True)
+    reviewer.groups.add(Group.objects.get(name=REVIEWERS_GROUP))
+    review = awaiting_review(author, name=f"tidy-{uuid.uuid4().hex[:8]}")
+    reviews.assign(review.submission_id, reviewer, reviewer.username)
+    reviews.reject(review.submission_id, reviewer, "deletes files outside its folder")
+    submission_id = str(review.submission_id)
+    logged_in(registry, key, home)
+
+    rejected = skillgate("status", submission_id, home=home)
+    assert rejected.returncode == 6, rejected.stderr
+    assert f'skillgate appeal {submission_id} --reason "why it is safe"' in rejected.stdout
+
+    filed = skillgate("appeal", submission_id, "--reason", "only its own cache", home=home)
+    assert filed.returncode == 0, filed.stderr
+    assert f"appeal filed for {submission_id}: open" in filed.stdout
+
+    again = skillgate("appeal", submission_id, "--reason", "please", home=home)
+    assert again.returncode == 1
+    assert "not appealed" in again.stderr and "an appeal is made once" in again.stderr
+
+    shown = skillgate("status", submission_id, home=home)
+    assert "appeal: open (you wrote: only its own cache)" in shown.stdout
+    assert "skillgate appeal" not in shown.stdout

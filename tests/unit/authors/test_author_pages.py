@@ -1,7 +1,7 @@
 """The author's pages, through Django's test client: sign in with the auth views, see only
-one's own submissions with every finding under its line, yank and unyank one's versions, make
-a token (shown once) and revoke it. Pages carry no inline script or style (a strict
-Content-Security-Policy can forbid both)."""
+one's own submissions with every finding under its line, appeal a reviewer's rejection once and
+see its outcome, yank and unyank one's versions, make a token (shown once) and revoke it. Pages
+carry no inline script or style (a strict Content-Security-Policy can forbid both)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from pipeline.services import steps
 from pipeline.services.attempts import StepContext
 from pipeline.states import State
 from registry.models import Namespace, SkillVersion
+from reviews import appeals
 from reviews import services as reviews
+from reviews.models import Appeal
 from tests.support.skills import tier1_failing_files
 from tests.support.versions import publish_files, publish_skill
 from tests.unit.pipeline.factories import submission_in
@@ -177,3 +179,55 @@ def test_the_legacy_token_is_listed_and_revoked_from_the_page(browser, author):
     assert "legacy token" in page(browser, "/account/tokens/")
     browser.post("/account/tokens/legacy/revoke")
     assert not Token.objects.filter(user=author).exists()
+
+
+def _rejected_by_a_reviewer(author, make_user):
+    from django.contrib.auth.models import Group
+
+    reviewer = make_user("rita", staff=True)
+    reviewer.groups.add(Group.objects.get(name="Reviewers"))
+    review = awaiting_review(author, name="cache-cleaner")
+    reviews.assign(review.submission_id, reviewer, "rita")
+    reviews.reject(review.submission_id, reviewer, "deletes files outside its folder")
+    return review
+
+
+def test_a_rejection_is_appealed_once_from_the_page_and_its_outcome_shown(
+    browser, author, make_user
+):
+    from django.contrib.auth.models import Group
+
+    review = _rejected_by_a_reviewer(author, make_user)
+    url = f"/account/submissions/{review.submission_id}/"
+    assert "Appeal the rejection" in page(browser, url)
+
+    empty = browser.post(f"{url}appeal", {"reason": "  "})
+    assert empty.status_code == 400 and "This field is required." in empty.content.decode()
+    assert not Appeal.objects.exists()
+
+    filed = browser.post(f"{url}appeal", {"reason": "it only empties its own cache"}, follow=True)
+    html = filed.content.decode()
+    assert "Your appeal is filed" in html and "waiting for the Security team" in html
+    assert "it only empties its own cache" in html and "Appeal the rejection" not in html
+
+    again = browser.post(f"{url}appeal", {"reason": "please"}, follow=True).content.decode()
+    assert "an appeal is made once" in again
+    assert Appeal.objects.get().reason == "it only empties its own cache"
+
+    security = make_user("sven", staff=True)
+    security.groups.add(Group.objects.get(name="Security"))
+    appeals.deny(review.submission_id, security, "the script reaches outside its folder")
+    decided = page(browser, url)
+    assert "denied" in decided and "the script reaches outside its folder" in decided
+    assert "sven" not in decided
+
+
+def test_only_a_reviewers_rejection_offers_an_appeal(browser, author, make_user):
+    waiting = awaiting_review(author, name="still-waiting")
+    url = f"/account/submissions/{waiting.submission_id}/"
+    assert "Appeal the rejection" not in page(browser, url)
+    refused = browser.post(f"{url}appeal", {"reason": "hurry"}, follow=True).content.decode()
+    assert "The appeal was not filed: only a reviewer&#x27;s rejection can be appealed" in refused
+    theirs = _rejected_by_a_reviewer(make_user("stella"), make_user)
+    stranger = browser.post(f"/account/submissions/{theirs.submission_id}/appeal", {"reason": "x"})
+    assert stranger.status_code == 404
