@@ -42,12 +42,13 @@ from grading.evidence import assess, evidence_policy
 from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
+from grading.tier1.files import is_markdown
 from grading.tier1.findings import Collector
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names, declared_privileges
 from grading.tier1.scanner import ScanContext, scan_file
-from grading.tier1.spans import adjust
+from grading.tier1.spans import adjust, quotes_obeyed
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
 
 ENGINE_VERSION = "tier1-rules/3.0"
@@ -61,11 +62,15 @@ def scan(files: SkillFiles) -> Tier1Report:
     collector = Collector()
     texts = _readable_texts(files, catalogue, collector)
     manifest = check_manifest(texts, catalogue, collector)
+    graph = build_graph(texts, manifest.path)
     context = ScanContext(
         catalogue,
         collector,
         manifest=manifest.path,
-        graph=build_graph(texts, manifest.path),
+        graph=graph,
+        quotes_obeyed=quotes_obeyed(
+            [text for path, text in texts.items() if is_markdown(path) and graph.obeyed(path)]
+        ),
         declared_rules=declared_privileges(manifest.declared_text),
         declared=declared_names(manifest.name, manifest.description, manifest.urls),
         shipped=frozenset(path.rsplit("/", 1)[-1] for path in files),
@@ -86,8 +91,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     )
     report = _report(catalogue, findings, round((time.perf_counter() - started) * 1000, 3))
     entries = inventory(findings, catalogue.by_id, manifest.declared_text)
-    graph = context.graph.to_dict() if context.graph is not None else {}
-    return replace(report, inventory=tuple(e.to_dict() for e in entries), graph=graph)
+    return replace(report, inventory=tuple(e.to_dict() for e in entries), graph=graph.to_dict())
 
 
 def without_rules(report: Tier1Report, rule_ids: frozenset[str]) -> Tier1Report:
