@@ -166,6 +166,8 @@ def _role_for(target: str, kind: str) -> str:
         return EXECUTED
     if kind == "follow":
         return FOLLOWED
+    if kind == "model":
+        return REFERENCE
     if is_markdown(target) or is_data(target) or target.lower().endswith(_TEXT):
         return READ
     return SHIPPED
@@ -245,6 +247,8 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
         line_end = text.find("\n", start)
         after = text[end : line_end if line_end >= 0 else len(text)][:60].lower()
         kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
+        if kind == "read" and _models_output(before, after):
+            kind = "model"
         if newlines is None:  # where each line ends, from the lengths of the lines (in C)
             newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))
         line = bisect.bisect_right(newlines, start) + 1
@@ -270,6 +274,33 @@ def _clause(before: str) -> str:
     """The part of ``before`` in the same sentence as what follows it."""
     ends = [m.end() for m in _CLAUSE_END.finditer(before)]
     return before[ends[-1] :] if ends else before
+
+
+_MODEL = re.compile(
+    r"\b(?:(?:expected|desired|target)\s+(?:shape|format|structure|layout|style)"
+    r"|for\s+(?:the\s+)?(?:format|shape|structure|layout|style|tone)\b"
+    r"|(?:example|sample|model)\s+(?:write-?ups?|reports?|outputs?|documents?|post-?mortems?)"
+    r"|as\s+(?:an?\s+|the\s+)?(?:example|model|template)\s+(?:of|for)\s+(?:the|a|an|your)\s+"
+    r"(?:write-?up|report|output|document|format|style))"
+)
+_ACTING = re.compile(
+    r"\b(?:run|execute|reproduce|replay|try|perform|apply|do|repeat|launch|use\s+(?:it|them)\s+on)\b"
+)
+
+
+def _models_output(before: str, after: str) -> bool:
+    """A file shown as the model of what the agent writes ("see `references/example-writeup.md`
+    for the expected shape") is read by the agent as a sample of its output, not obeyed: a CTF
+    write-up's payloads are what the write-up reports. An acting verb in the clause ("…, then
+    reproduce it") keeps it read."""
+    clause = before + " " + _clause_start(after)
+    return bool(_MODEL.search(clause)) and not _ACTING.search(clause)
+
+
+def _clause_start(after: str) -> str:
+    """The part of ``after`` in the same sentence as what precedes it."""
+    end = _CLAUSE_END.search(after)
+    return after[: end.start()] if end else after
 
 
 _AFTER = re.compile(r"^\W{0,4}(?:exactly|step by step|in order|to the letter)\b")
