@@ -53,6 +53,22 @@ MAX_UNIT = 700
 """Characters of one unit; a longer paragraph is read sentence by sentence."""
 _NEGATION_REACH = 48
 """Characters before a verb, within its clause, where a negation cancels it."""
+_NEGATION_AFTER_REACH = 8
+"""Characters after a verb where a Japanese or Korean negation of it stands."""
+_POST_VERB = frozenset({"ja", "ko"})
+"""Languages that negate after the verb."""
+_IRREVERSIBLE = re.compile(
+    r"orphan|--orphan|push --force$|push -f|force.?push|branch -D"
+    r"|push origin --delete|push --delete|push origin :refs/|強制プッシュ|强制推送|강제 푸시"
+    r"|\.git|backup|"
+    r"drop (?:schema|database)|production|home|бэкап|резервн|sicherung|sauvegarde|respaldo"
+    r"|copias de seguridad|cópias de segurança|备份|バックアップ|백업|本番|生产|운영",
+    re.IGNORECASE,
+)
+"""What a destructive instruction takes that the user cannot get back (a lease-guarded push, a
+merged branch deleted with ``-d`` or a leaked secret filtered out of history can be)."""
+_DESTROY_REACH = 60
+"""How near its object a deleting verb must be for the act to be read as destroying it."""
 
 _UNIT_BREAK = re.compile(r"\n[ \t]*(?:\n|(?=[-*+•|#>]|\d{1,3}[.)]\s))")
 _SENTENCE = re.compile(r"[.!?](?=\s)|[。！？]")
@@ -240,18 +256,26 @@ def _hits(name: str, unit: _Unit) -> list[tuple[int, int]]:
     )
 
 
-def _negated(unit: _Unit, at: int) -> bool:
-    """A negation in the clause before position ``at`` of the unit."""
+def _negated(unit: _Unit, at: int, end: int | None = None) -> bool:
+    """A negation in the clause before position ``at`` of the unit — or, in a language that
+    negates after the verb (Japanese, Korean: 送信しないで, 전송하지 마세요), right after
+    ``end``."""
     low = max(0, at - _NEGATION_REACH)
     before = unit.text[low:at]
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(before)]
     clause = before[breaks[-1] :] if breaks else before
-    return bool(lexicon.hits("negation", clause, unit.languages))
+    if lexicon.hits("negation", clause, unit.languages):
+        return True
+    if end is None or not _POST_VERB & (unit.languages or frozenset(_POST_VERB)):
+        return False
+    after = unit.text[end : end + _NEGATION_AFTER_REACH]
+    cut = _CLAUSE_BREAK.search(after)
+    return bool(lexicon.hits("negation_after", after[: cut.start()] if cut else after))
 
 
 def _live(name: str, unit: _Unit) -> list[tuple[int, int]]:
-    """Hits of ``name`` in the unit that no negation before them cancels."""
-    return [hit for hit in _hits(name, unit) if not _negated(unit, hit[0])]
+    """Hits of ``name`` in the unit that no negation cancels."""
+    return [hit for hit in _hits(name, unit) if not _negated(unit, hit[0], hit[1])]
 
 
 def _hosts(unit: _Unit) -> tuple[str, ...]:
@@ -364,6 +388,22 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
     yield from found
 
 
+def _pretext(unit: _Unit) -> bool:
+    """The unit says its act is upkeep or protection (a repair, a check, a clean-up, a
+    hardening) and does not ask the user's consent."""
+    return bool(lexicon.hits("pretext", unit.text, unit.languages)) and not lexicon.hits(
+        "consent", unit.text, unit.languages
+    )
+
+
+def _destroying(unit: _Unit, what: str) -> str:
+    """``destroy-pretext`` when what is destroyed cannot be got back and the unit calls it
+    upkeep (the purpose contradicts the act), else ``destroy-user-data`` (a capability)."""
+    if _IRREVERSIBLE.search(what) and _pretext(unit):
+        return "destroy-pretext"
+    return "destroy-user-data"
+
+
 def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
     words = unit.text
     hosts = _hosts(unit)
@@ -412,7 +452,9 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
 
     rewrites = live("history_rewrite")
     if rewrites:
-        yield intent("destroy-user-data", rewrites[0], said(rewrites[0]))
+        hard = [hit for hit in rewrites if not words.startswith("-with-lease", hit[1])]
+        kind = _destroying(unit, said(hard[0])) if hard else "destroy-user-data"
+        yield intent(kind, rewrites[0], said(rewrites[0]))
     elif "destroy" in present and "user_data_target" in present:
         targets = _hits("user_data_target", unit)
         destroys = [
@@ -421,9 +463,11 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             if any(_same_sentence(unit, d[0], t[0]) for t in targets)
         ]
         if destroys:
-            yield intent(
-                "destroy-user-data", destroys[0], f"{said(destroys[0])} {said(targets[0])}"
-            )
+            near = [(d, t) for d in destroys for t in targets if abs(d[0] - t[0]) <= _DESTROY_REACH]
+            destroy, target = near[0] if near else (destroys[0], targets[0])
+            what = f"{said(destroy)} {said(target)}"
+            kind = _destroying(unit, what) if near else "destroy-user-data"
+            yield intent(kind, destroy, what)
 
     if (hosts or spelled) and "fetch" in present and "run" in present:
         fetches, runs = _live("fetch", unit), _live("run", unit)
@@ -483,7 +527,8 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             if any(_same_sentence(unit, w[0], v[0]) for v in enabling)
         ]
     if weakening:
-        yield intent("weaken-security", weakening[0], said(weakening[0]))
+        kind = "weaken-pretext" if _pretext(unit) else "weaken-security"
+        yield intent(kind, weakening[0], said(weakening[0]))
 
     for image in _DATA_URL.finditer(unit.original):
         placeholder = image.group("placeholder")

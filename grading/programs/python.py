@@ -321,6 +321,24 @@ def _assign(target: ast.expr, value: Value, env: dict[str, Value], state: _State
             env[container] = current.with_labels(value.labels)
 
 
+_FILLERS = frozenset({"append", "extend", "add", "update", "insert", "appendleft", "write"})
+"""Methods that put their arguments into the object they are called on."""
+
+
+def _fill(node: ast.expr, value: Value, env: dict[str, Value]) -> None:
+    """``items.append(x)``: the container now carries what ``x`` carries (a list of secrets
+    gathered in a loop is sent later as one body)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _FILLERS
+        and isinstance(node.func.value, ast.Name)
+        and value.labels
+    ):
+        name = node.func.value.id
+        env[name] = env.get(name, UNKNOWN).with_labels(value.labels)
+
+
 def _statement(
     node: ast.stmt, env: dict[str, Value], state: _State, returned: list[Value] | None
 ) -> None:
@@ -342,7 +360,8 @@ def _statement(
             else:
                 env[node.target.id] = _merge([current, value])
     elif isinstance(node, ast.Expr):
-        _eval(node.value, env, state)
+        value = _eval(node.value, env, state)
+        _fill(node.value, value, env)
     elif isinstance(node, ast.Return) and node.value is not None:
         value = _eval(node.value, env, state)
         if returned is not None:
@@ -549,6 +568,10 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     folded = _fold(name, last, first, args, receiver, node, state)
     if folded is not None:
         return folded
+    if last == "Request":
+        # a prepared request carries its URL and body; its headers authenticate it
+        _, carried = _payload(last, args, keywords)
+        return carried
 
     if last in ("getenv",) or name in ("os.environ.get", "environ.get"):
         return _env_value(first.text)
@@ -585,7 +608,12 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
             return Value(
                 path.text if last in ("Path", "PurePath") else None, everything.labels | {SECRET}
             )
-    if last in _FETCHERS and _is_http(name, receiver) and not _sends(last, keywords):
+    if (
+        last in _FETCHERS
+        and _is_http(name, receiver)
+        and not _sends(last, keywords)
+        and not first.labels & {SECRET, ENV_SECRET}  # a prepared request carrying secrets
+    ):
         host = sensitive.host_of(first.text or "") if first.text else None
         # a response carries what the server sent, not the request's credentials
         return Value(None, frozenset({FETCHED}), hosts=(host,) if host else ())

@@ -19,10 +19,13 @@ columns on a changed line are mapped back lazily, only for lines that have a fin
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from pathlib import Path
 
 _TAG_START, _TAG_END = 0xE0000, 0xE007F
@@ -179,21 +182,25 @@ def _normalised_width(ch: str) -> int:
 
 
 def original_column(original_line: str, normalised_column: int) -> int:
-    """Map a 1-based column on a normalised line back to the original line."""
+    """Map a 1-based column on a normalised line back to the original line: the first original
+    character whose normalised text reaches that column."""
     if original_line.isascii():
         return normalised_column
-    consumed = 0
-    for index, ch in enumerate(original_line):
-        consumed += _normalised_width(ch)
-        if consumed >= normalised_column:
-            return index + 1
-    return len(original_line) + 1
+    return bisect.bisect_left(_normalised_ends(original_line), normalised_column) + 1
+
+
+@lru_cache(maxsize=4)
+def _normalised_ends(original_line: str) -> array[int]:
+    """Where each character of the line ends once normalised, kept for the last few lines: one
+    long line can hold thousands of findings, and walking it for each was quadratic (50 KB of
+    one line of Chinese took seconds)."""
+    return array("q", accumulate(_normalised_width(ch) for ch in original_line))
 
 
 def visible(snippet: str) -> str:
     """The snippet with invisible characters spelled out, so a reviewer can see them."""
-    if snippet.isascii():
-        return snippet
+    if snippet.isascii() or _REMOVABLE.search(snippet) is None:
+        return snippet  # nothing to spell out: no walk of the snippet character by character
     return "".join(
         f"<U+{ord(ch):04X}>" if ord(ch) in _REMOVE and ch not in "\u200d\ufe0f" else ch
         for ch in snippet

@@ -148,6 +148,11 @@ def _brands() -> tuple[tuple[str, str], ...]:
     )
 
 
+_REGISTRY_BRANDS = frozenset({"npmjs", "pypi", "pythonhosted"})
+"""Package registries whose every domain is listed as well known: the same name under any other
+suffix (``registry.npmjs.co``, ``pypi.io``) is someone else's host posing as the registry."""
+
+
 @lru_cache(maxsize=4096)
 def lookalike_of(host: str) -> str | None:
     """The well-known domain ``host`` imitates (a typo or digit-for-letter swap of its name), or
@@ -164,6 +169,8 @@ def lookalike_of(host: str) -> str | None:
         parts = folded.split("-")
         for brand, domain in _brands():
             if label == brand:
+                if brand in _REGISTRY_BRANDS:
+                    return domain  # a package registry's name under a suffix it does not own
                 continue
             if folded == brand or (len(brand) >= 5 and is_typo_of(label, brand)):
                 return domain

@@ -15,13 +15,13 @@ from itertools import accumulate, repeat
 from operator import add
 
 from grading import linear
-from grading.bundle import graph, intents, lexicon
+from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
 from grading.programs import facts
 from grading.programs import javascript as javascript_programs
 from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
-from grading.tier1 import decoding
+from grading.tier1 import decoding, names
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
 from grading.tier1.files import (
@@ -150,6 +150,9 @@ class ScanContext:
     declared_rules: frozenset[str] = frozenset()
     """Rules whose capability the manifest names (``provenance.declared_privileges``): their
     hits in obeyed text are labelled ``declared``."""
+    purpose: str = ""
+    """The skill's name and description: what it says it is for (``bundle.applied`` weighs a
+    change against it)."""
     graph: InstructionGraph | None = None
     """Which files the agent obeys (``grading.bundle.graph``); None reads every Markdown file
     other than the manifest as documentation."""
@@ -207,8 +210,11 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
         _read_intents(file, context)
     _follow_flows(file, context)
     _analyse_programs(file, context)
+    if file.role == "shipped" and not is_markdown(path):
+        _read_payment_fields(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
+    _check_installs(file, context)
     if file.role != "shipped":
         _check_unshipped_scripts(file, context)
     if not text.isascii():
@@ -470,6 +476,8 @@ _INTENT_RULES = {
     "weaken-security": "intent.weaken-security",
     "data-url-secret": "intent.data-url-secret",
     "data-url": "intent.data-url",
+    "weaken-pretext": "intent.weaken-pretext",
+    "destroy-pretext": "intent.destroy-pretext",
 }
 _HOSTED_INTENTS = frozenset(
     {"secret-send", "fetch-execute", "agent-config-beacon", "tool-config-change", "data-url"}
@@ -494,7 +502,10 @@ def _read_intents(file: _File, context: ScanContext) -> None:
     )
     if not regions or not context.spend(file.path, sum(e - s for s, e in regions)):
         return
-    for found in intents.read(file.normalised.text, regions):
+    text = file.normalised.text
+    obeyed = [(s, e) for s, e in sorted(fences) if file.spans.label(s, "code") == INSTRUCTION]
+    found_intents = [*intents.read(text, regions), *applied.read(text, obeyed, context.purpose)]
+    for found in found_intents:
         rule = context.catalogue.rule(_INTENT_RULES[found.kind])
         line, column = file.locate(found.start)
         snippet = visible(_window(file.original_line(line), column))
@@ -516,6 +527,22 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             label = CONSENTED
         note = f"({found.detail}; language: {found.language})"
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _read_payment_fields(file: _File, context: ScanContext) -> None:
+    """A shipped program that fixes where money goes (``bundle.applied``): a payout, settlement
+    or recipient field set to a literal address is a swap whatever the skill calls it."""
+    text = file.normalised.text
+    for found in applied.read_code(text, 0, len(text), context.purpose):
+        if found.kind != "redirect-payment":
+            continue
+        line, column = file.locate(found.start)
+        snippet = visible(_window(file.original_line(line), column))
+        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
+        label = file.spans.label(found.start, "code")
+        context.collector.add(
+            rule, file.path, line, column, snippet, f"({found.detail})", span=label
+        )
 
 
 def _without_messages(views: list[View], path: str) -> list[View]:
@@ -690,6 +717,34 @@ def _check_hosts(file: _File, context: ScanContext) -> None:
         label = file.spans.label(match.start(), "prose")
         note = f"(imitates {imitated})"
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_INSTALL = linear.compile(
+    r"(?i)\b(?:pip3?|uv\s+pip|pipx|npm|pnpm|yarn|bun|poetry)\s+(?:install|i|add)\s+"
+    r"([^\n`;&|)'\"]{1,200})"
+)
+_VERSION_SPEC = re.compile(r"(?<=.)[@<>=~!\[].*$")
+
+
+def _check_installs(file: _File, context: ScanContext) -> None:
+    """Packages installed under a name one keystroke from a well-known one (``names``)."""
+    text = file.normalised.text
+    if "install" not in text and " add " not in text:
+        return
+    rule = context.catalogue.rule("supply-chain.typosquat-install")
+    for match in _INSTALL.finditer(text):
+        for word in match.group(1).split():
+            if word.startswith(("-", ".", "/", "~", "$")) or "://" in word:
+                continue
+            name = _VERSION_SPEC.sub("", word.rsplit("/", 1)[-1])
+            imitated = names.imitated(name) if name.isascii() else None
+            if imitated is None:
+                continue
+            line, column = file.locate(match.start())
+            snippet = visible(_window(file.original_line(line), column))
+            label = file.spans.label(match.start(), "code")
+            note = f"({name} imitates {imitated})"
+            context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:

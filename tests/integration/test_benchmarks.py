@@ -39,7 +39,10 @@ RUNS: dict[str, tuple[list[str], set[str]]] = {
         ["--submissions", "2000", "--repeats", "1", "--reseed"],
         {"submissions", "pages"},
     ),
-    "tier1.py": (["{corpus}", "--repeat", "1"], {"skills", "median_ms", "p99_ms"}),
+    "tier1.py": (
+        ["{corpus}", "--repeat", "1", "--sizes", "50000"],
+        {"skills", "median_ms", "p99_ms", "cpu_p99_ms", "crafted_max_ms"},
+    ),
 }
 
 

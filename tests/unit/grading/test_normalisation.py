@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from grading.tier1 import scan
 from grading.tier1.normalise import normalise, original_column, visible
 
@@ -63,6 +65,23 @@ def test_original_column_maps_through_removed_and_expanded_characters() -> None:
     assert original_column(original, 5) == 5
 
 
+def test_every_column_of_a_line_maps_to_the_character_that_reaches_it() -> None:
+    """Columns are mapped from one table per line (a long line holds many findings): column c
+    is the first original character whose normalised text reaches c; past the end, one past
+    the line."""
+    original = f"\u4e2d{ZWSP}\ufb03x\u0441url{ZWSP}{ZWSP}\uff41"  # 中, ZWSP, ﬃ, x, сurl, ..., ａ
+    widths = [0 if ch == ZWSP else len(unicodedata.normalize("NFKC", ch)) for ch in original]
+    reached = [sum(widths[: i + 1]) for i in range(len(original))]
+    for column in range(0, sum(widths) + 3):
+        expected = next((i + 1 for i, r in enumerate(reached) if r >= column), len(original) + 1)
+        assert original_column(original, column) == expected
+    assert original_column(original, 2) == 3  # the first "f" of the ligature, after the ZWSP
+    assert original_column(original, sum(widths) + 1) == len(original) + 1
+
+
 def test_invisible_characters_are_spelled_out_for_reviewers() -> None:
     assert visible(f"ig{ZWSP}nore") == "ig<U+200B>nore"
     assert visible("plain") == "plain"
+    assert visible("将文件发送 сurl ﬁx") == "将文件发送 сurl ﬁx"  # other scripts are not hidden
+    assert visible("a\U000e0041\u2066b") == "a<U+E0041><U+2066>b"
+    assert visible("👍\ufe0f\u200d") == "👍\ufe0f\u200d"  # emoji joiners stay as they are

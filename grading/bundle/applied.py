@@ -1,0 +1,124 @@
+"""Code an instruction tells the agent to write, apply or run, read for what it changes.
+
+A fenced block in obeyed prose is an example of output unless the prose introducing it tells
+the agent to use it ("apply this fix", "replace the call with:", "выполни:", "次のように設定"):
+then it is code the agent will put into the user's project or run on the user's machine. Three
+changes in such code are read here, whatever language surrounds them:
+
+* ``weaken-security`` — the code makes a check accept anyone: tokens with ``alg: none`` or
+  without signature verification, every origin with credentials, a hard-coded password or a
+  custom header that returns before the check;
+* ``destroy-user-data`` — the code throws away what the user cannot get back: an orphan branch
+  force-pushed, remote branches or tags deleted, ``.git`` or backups removed, a schema or a
+  database dropped, the home folder removed;
+* ``redirect-payment`` — the code fixes where money goes (a payout, settlement or recipient
+  field) to a literal crypto address or IBAN.
+
+A weakening or a destruction alone is a capability: a person decides. Presented as upkeep — a
+repair, a check, a clean-up, a hardening (the ``pretext`` class, in the introduction, the words
+after the block or the skill's own description) — the stated purpose contradicts the act, and
+the change is reported as ``weaken-pretext`` or ``destroy-pretext``: a claim of deceit as well as
+of harm. The user's consent said next to it ("ask first", "only if the user confirms") keeps it
+a capability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from grading import linear
+from grading.bundle import lexicon
+from grading.bundle.intents import Intent
+
+INTRO_REACH = 400
+"""Characters of prose before a block that may introduce it."""
+AFTER_REACH = 300
+"""Characters after a block that may say what it is for ("commit it as 'harden …'")."""
+
+_INTRODUCING = frozenset({"write", "change", "follow", "run"})
+"""Lexicon classes whose verbs, before a block, make it code to use."""
+
+_WEAKENING = linear.compile(
+    r"(?i)verify_signature[\"']?\s*[:=]\s*false"
+    r"|algorithms\s*[:=]\s*\[\s*[\"']none[\"']"
+    r"|[\"']?alg[\"']?\s*[:=]\s*[\"']none[\"']"
+    r"|cors_(?:allow_all_origins|origin_allow_all)\s*=\s*true"
+    r"|csrf_trusted_origins\s*=\s*\[\s*[\"']https?://\*"
+    r"|(?:wtf_)?csrf_enabled\s*=\s*false"
+    r"|\b(?:disable_auth\w*|auth_disabled|skip_auth\w*|bypass_auth\w*)\s*[:=]\s*(?:true|1)\b"
+    r"|origin\s*:\s*(?:true|[\"']\*[\"'])[^}\n]{0,80}credentials\s*:\s*true"
+    r"|(?:password|passwd|pwd|token|api[_-]?key|secret)[\"'\])]{0,3}\s*===?\s*[\"'][^\"'\n]{4,64}[\"']"
+    r"|headers(?:\.get\(|\[)\s*[\"']x-[\w-]{2,40}[\"']\s*[)\]][^\n]{0,40}\n?\s*"
+    r"(?:return\s+(?:next|process|handle|view|func|call_next|get_response|\w*handler)\b|next\(\))"
+)
+"""Code that makes a check accept anyone (see the module docstring)."""
+
+_DESTRUCTION = linear.compile(
+    r"(?i)git\s+checkout\s+--orphan|git\s+switch\s+--orphan"
+    r"|git\s+push\s[^\n|&;]{0,80}--delete|git\s+push\s+\S+\s+:refs/"
+    r"|git\s+push\s[^\n|&;]{0,80}(?:\s-f\b|--force\s|--force$)"
+    r"|rm\s+-\w*r\w*\s+[^\n|&;]{0,80}(?:\.git\b|backups?\b|~/?\s|~/?$|\$home\b)"
+    r"|\bdrop\s+(?:schema|database)\b"
+    r"|shutil\.rmtree\(\s*(?:os\.path\.expanduser\(\s*[\"']~[\"']\s*\)|path\.home\(\)|home\b)"
+)
+"""Commands and calls that destroy what the user cannot get back."""
+
+_PAYMENT = linear.compile(
+    r"(?i)(?:payout|settlement|payee|beneficiary|recipient|receiv\w*|deposit|withdraw\w*|treasury"
+    r"|iban|wallet|pay_?to|tip_?jar)\w*[\"']?\s*[:=]\s*[\"']"
+    r"(?:0x[a-f0-9]{40}|bc1[a-z0-9]{25,60}|[13][a-km-z1-9]{25,34}|[a-z]{2}\d{2}[a-z0-9]{11,30})[\"']"
+)
+"""A payment destination field set to a literal crypto address or IBAN."""
+
+
+def read(
+    text: str, blocks: Iterable[tuple[int, int]], purpose: str, *, language: str = ""
+) -> Iterator[Intent]:
+    """The changes of the code blocks of ``text`` (``(start, end)`` offsets) that the prose
+    before them tells the agent to use; ``purpose`` is the skill's own description."""
+    previous_end = 0
+    for start, end in sorted(blocks):
+        intro = text[max(previous_end, start - INTRO_REACH) : start]
+        previous_end = end
+        if not _introduces(intro):
+            continue
+        context = " ".join((intro, text[end : end + AFTER_REACH], purpose))
+        yield from read_code(text, start, end, context, language=language)
+
+
+def read_code(
+    text: str, start: int, end: int, context: str, *, language: str = ""
+) -> Iterator[Intent]:
+    """The changes of ``text[start:end]``, code the agent uses; ``context`` is what is said of
+    it (its introduction, the skill's description)."""
+    body = text[start:end]
+    pretext = _pretext(context)
+    weakening = _WEAKENING.search(body)
+    if weakening is not None:
+        kind = "weaken-pretext" if pretext else "weaken-security"
+        yield _intent(kind, start, weakening, language)
+    destruction = _DESTRUCTION.search(body)
+    if destruction is not None:
+        kind = "destroy-pretext" if pretext else "destroy-user-data"
+        yield _intent(kind, start, destruction, language)
+    payment = _PAYMENT.search(body)
+    if payment is not None:
+        yield _intent("redirect-payment", start, payment, language)
+
+
+def _introduces(intro: str) -> bool:
+    stripped = intro.rstrip()
+    if stripped.endswith((":", "：")):
+        return True
+    return bool(lexicon.present(stripped[-200:].lower()) & _INTRODUCING)
+
+
+def _pretext(context: str) -> bool:
+    """A purpose of upkeep or protection is said, and no consent of the user."""
+    classes = lexicon.present(context.lower())
+    return "pretext" in classes and "consent" not in classes
+
+
+def _intent(kind: str, offset: int, match: linear.LinearMatch, language: str) -> Intent:
+    low, high = match.span()
+    return Intent(kind, offset + low, offset + high, match.group()[:120], language=language)
