@@ -57,6 +57,8 @@ class RuleFacts(Protocol):
 class EvidencePolicy:
     acted_on_spans: frozenset[str]
     accounted_spans: frozenset[str]
+    privilege_accounted_spans: frozenset[str]
+    accountable_privileges: frozenset[str]
     review_floor_strength: float
     malice_min_strength: float
     accumulation: dict[str, int]
@@ -68,6 +70,8 @@ def evidence_policy() -> EvidencePolicy:
     return EvidencePolicy(
         acted_on_spans=frozenset(raw["acted_on_spans"]),
         accounted_spans=frozenset(raw["accounted_spans"]),
+        privilege_accounted_spans=frozenset(raw["privilege_accounted_spans"]),
+        accountable_privileges=frozenset(raw["accountable_privileges"]),
         review_floor_strength=float(raw["review_floor_strength"]),
         malice_min_strength=float(raw["malice_min_strength"]),
         accumulation={str(k): int(v) for k, v in (raw.get("accumulation") or {}).items()},

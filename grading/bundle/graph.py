@@ -5,7 +5,8 @@ or run another file — by a Markdown link, a path in backticks, a bare path, "f
 "run scripts/sync.py", "carry out the steps in checklist.json" — that file is obeyed too, and so,
 transitively, are the files *it* points at. Files nothing points at are reference material: a
 write-up in ``references/`` that no instruction sends the agent to is read by people, not by the
-agent. Tests and fixtures are not instructions unless an instruction runs them.
+agent. Tests and fixtures are not instructions unless an instruction runs them by name (a mention
+of their folder, "the tests in `tests/`", leaves them tests).
 
 Roles (what each file is to the agent):
 
@@ -165,6 +166,8 @@ def _role_for(target: str, kind: str) -> str:
         return EXECUTED
     if kind == "follow":
         return FOLLOWED
+    if kind == "model":
+        return REFERENCE
     if is_markdown(target) or is_data(target) or target.lower().endswith(_TEXT):
         return READ
     return SHIPPED
@@ -235,6 +238,8 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
             continue
         tokens.add((start, end))
         targets = lookup.resolve(text[start:end], source)
+        if _names_folder(text[start:end]):
+            targets = [target for target in targets if not is_test(target)]
         if not targets:
             continue
         line_start = text.rfind("\n", 0, start) + 1
@@ -242,6 +247,8 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
         line_end = text.find("\n", start)
         after = text[end : line_end if line_end >= 0 else len(text)][:60].lower()
         kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
+        if kind == "read" and _models_output(before, after):
+            kind = "model"
         if newlines is None:  # where each line ends, from the lengths of the lines (in C)
             newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))
         line = bisect.bisect_right(newlines, start) + 1
@@ -253,6 +260,13 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
     return found
 
 
+def _names_folder(mention: str) -> bool:
+    """A mention of a folder ("the tests in `tests/`", "run pytest tests/") reaches the files in
+    it, but not as tests to carry out: a test's literals are the inputs it checks (a metadata
+    address a guard must refuse), so tests stay tests unless an instruction names the file."""
+    return mention.split("#", 1)[0].split("?", 1)[0].strip("`'\".,;:)").endswith("/")
+
+
 _CLAUSE_END = re.compile(r"[.!?;](?:\s|$)|[。！？；]")
 
 
@@ -260,6 +274,33 @@ def _clause(before: str) -> str:
     """The part of ``before`` in the same sentence as what follows it."""
     ends = [m.end() for m in _CLAUSE_END.finditer(before)]
     return before[ends[-1] :] if ends else before
+
+
+_MODEL = re.compile(
+    r"\b(?:(?:expected|desired|target)\s+(?:shape|format|structure|layout|style)"
+    r"|for\s+(?:the\s+)?(?:format|shape|structure|layout|style|tone)\b"
+    r"|(?:example|sample|model)\s+(?:write-?ups?|reports?|outputs?|documents?|post-?mortems?)"
+    r"|as\s+(?:an?\s+|the\s+)?(?:example|model|template)\s+(?:of|for)\s+(?:the|a|an|your)\s+"
+    r"(?:write-?up|report|output|document|format|style))"
+)
+_ACTING = re.compile(
+    r"\b(?:run|execute|reproduce|replay|try|perform|apply|do|repeat|launch|use\s+(?:it|them)\s+on)\b"
+)
+
+
+def _models_output(before: str, after: str) -> bool:
+    """A file shown as the model of what the agent writes ("see `references/example-writeup.md`
+    for the expected shape") is read by the agent as a sample of its output, not obeyed: a CTF
+    write-up's payloads are what the write-up reports. An acting verb in the clause ("…, then
+    reproduce it") keeps it read."""
+    clause = before + " " + _clause_start(after)
+    return bool(_MODEL.search(clause)) and not _ACTING.search(clause)
+
+
+def _clause_start(after: str) -> str:
+    """The part of ``after`` in the same sentence as what precedes it."""
+    end = _CLAUSE_END.search(after)
+    return after[: end.start()] if end else after
 
 
 _AFTER = re.compile(r"^\W{0,4}(?:exactly|step by step|in order|to the letter)\b")

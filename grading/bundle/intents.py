@@ -81,8 +81,9 @@ _BARE_HOST = linear.compile(
     r"online|top|cloud|tech|info|ru|cn|pw|cc|link|click|live|run|tools)\b)(?:/[^\s)`'\">]{0,200})?"
 )
 _SPELLED_URL = linear.compile(
-    r"(?i)\b[a-z0-9-]{2,63}\s+(?:dot|punkt|point|punto|ponto|точка)\s+"
-    r"(?:com|io|net|org|dev|app|ai|co|me|sh|xyz|site|ru|cn|cloud|tech)\b"
+    r"(?i)\b[a-z0-9-]{2,63}\s+(?:(?:dot|punkt|punto|ponto|точка)\s+"
+    r"(?:com|io|net|org|dev|app|ai|co|me|sh|xyz|site|ru|cn|cloud|tech)"
+    r"|point\s+(?:com|io|net|org|dev|app|ai|sh|xyz|site|ru|cn|cloud|tech))\b"
     r"(?:\s+(?:slash|schrägstrich|barre|barra|слэш)\s+[a-z0-9_-]{1,60})?"
 )
 _EMAIL = linear.compile(r"(?i)\b[\w.+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,4}\b")
@@ -283,6 +284,23 @@ def _hosts(unit: _Unit) -> tuple[str, ...]:
     return tuple(dict.fromkeys(hosts))
 
 
+_PHRASE_END = re.compile(r"[.!?;|](?:\s|$)|[。！？；]|\n|\s\|")
+_OWN = re.compile(r"(?i)\b(?:your|your\s+own|this|the\s+user'?s)\s+(?:[\w-]{1,30}\s+){0,2}$")
+
+
+def _destination_after(unit: _Unit, verb_end: int) -> bool:
+    """A destination named by a word ("to our telemetry service", "to the backup bucket")
+    counts when it is where the verb sends: the first such word after the verb, in the same
+    phrase (a table cell is a phrase), and not the user's own ("pushed to your endpoint"). A
+    URL, a host or an address anywhere in the unit counts as it is."""
+    stop = _PHRASE_END.search(unit.original, verb_end)
+    phrase_end = stop.start() if stop else len(unit.original)
+    match = _DESTINATION_WORDS.search(unit.original, verb_end, phrase_end)
+    if match is None:
+        return False
+    return not _OWN.search(unit.original[max(verb_end, match.start() - 60) : match.start()])
+
+
 _SENTENCE_CUT = re.compile(r"[.!?;](?:\s|$)|[。！？；]|\n")
 
 
@@ -416,11 +434,14 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
     objects = [hit for hits in sensitive.values() for hit in hits]
     sends = live("send")
     destination = bool(hosts or spelled or _EMAIL.search(unit.original))
-    destination = destination or bool(_DESTINATION_WORDS.search(unit.original))
     pairs = [
-        (obj, send) for send in sends for obj in objects if _same_sentence(unit, obj[0], send[0])
+        (obj, send)
+        for send in sends
+        for obj in objects
+        if _same_sentence(unit, obj[0], send[0])
+        and (destination or _destination_after(unit, send[1]))
     ]
-    if pairs and destination:
+    if pairs:
         credential_only = not any(sensitive[n] for n in _SENSITIVE if n != "credential")
         instruments = all(
             _INSTRUMENT.search(unit.original[max(0, obj[0] - 24) : obj[0]]) for obj, _ in pairs

@@ -17,9 +17,13 @@ downloaded code, unpinned installers included), remote_access (reverse/bind shel
 resource_abuse (miners), unattended_actions (sending, posting or paying without the user's
 confirmation), tool_hooks (shipped files that make tools run commands) and embedded_credentials
 (credentials in the bundle). package_install (a package manager's install as root) is only
-noted. Running bundled scripts, listing a plain ``Bash`` tool, writing to the workspace or
-calling a documented API is deliberately *not* high privilege: vendor skills do all of that
-every day.
+noted. Writing the agent's memory or reading a credential store that the skill accounts for does
+not make it high-privilege (it is still listed): a finding labelled ``declared`` (the description
+names the action: a memory skill that writes CLAUDE.md, a deploy skill that reads Vault) or
+``consented`` (done only when the user agrees) is a capability done in the open (``policy.yaml``:
+``privilege_accounted_spans``, ``accountable_privileges``). Running bundled scripts, listing a
+plain ``Bash`` tool, writing to the workspace or calling a documented API is deliberately *not*
+high privilege: vendor skills do all of that every day.
 
 Work is bounded whatever the input: at most MAX_FILE_CHARS of one file and MAX_TOTAL_CHARS of the
 bundle are scanned, pattern matching has a total work budget and decoding its own (whatever is
@@ -34,16 +38,17 @@ from dataclasses import replace
 
 from grading.bundle.graph import build_graph
 from grading.capabilities import inventory
-from grading.evidence import assess
+from grading.evidence import assess, evidence_policy
 from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, correlate
+from grading.tier1.files import is_markdown
 from grading.tier1.findings import Collector
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names, declared_privileges
 from grading.tier1.scanner import ScanContext, scan_file
-from grading.tier1.spans import adjust
+from grading.tier1.spans import adjust, quotes_obeyed
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
 
 ENGINE_VERSION = "tier1-rules/3.0"
@@ -57,11 +62,15 @@ def scan(files: SkillFiles) -> Tier1Report:
     collector = Collector()
     texts = _readable_texts(files, catalogue, collector)
     manifest = check_manifest(texts, catalogue, collector)
+    graph = build_graph(texts, manifest.path)
     context = ScanContext(
         catalogue,
         collector,
         manifest=manifest.path,
-        graph=build_graph(texts, manifest.path),
+        graph=graph,
+        quotes_obeyed=quotes_obeyed(
+            [text for path, text in texts.items() if is_markdown(path) and graph.obeyed(path)]
+        ),
         declared_rules=declared_privileges(manifest.declared_text),
         declared=declared_names(manifest.name, manifest.description, manifest.urls),
         purpose=manifest.declared_text,
@@ -83,8 +92,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     )
     report = _report(catalogue, findings, round((time.perf_counter() - started) * 1000, 3))
     entries = inventory(findings, catalogue.by_id, manifest.declared_text)
-    graph = context.graph.to_dict() if context.graph is not None else {}
-    return replace(report, inventory=tuple(e.to_dict() for e in entries), graph=graph)
+    return replace(report, inventory=tuple(e.to_dict() for e in entries), graph=graph.to_dict())
 
 
 def without_rules(report: Tier1Report, rule_ids: frozenset[str]) -> Tier1Report:
@@ -106,7 +114,7 @@ def _report(catalogue: Catalogue, findings: tuple[Finding, ...], duration_ms: fl
     return Tier1Report(
         verdict="FAIL" if assess(findings, catalogue.by_id).final else "PASS",
         findings=findings,
-        high_privilege=any(PRIVILEGES.get(p, True) for p in privileges),
+        high_privilege=any(PRIVILEGES.get(p, True) for p in _unaccounted(catalogue, findings)),
         privileges=privileges,
         engine_version=ENGINE_VERSION,
         duration_ms=duration_ms,
@@ -150,6 +158,21 @@ def _text_inside(content: bytes) -> str | None:
         return content.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def _unaccounted(catalogue: Catalogue, findings: tuple[Finding, ...]) -> tuple[str, ...]:
+    """The privileges the skill does not account for: those of findings outside the accounted
+    spans, and every privilege a declaration cannot account for (``policy.yaml``)."""
+    policy = evidence_policy()
+    return _privileges(
+        catalogue,
+        tuple(
+            f
+            for f in findings
+            if f.span not in policy.privilege_accounted_spans
+            or catalogue.rule(f.rule_id).privilege not in policy.accountable_privileges
+        ),
+    )
 
 
 def _privileges(catalogue: Catalogue, findings: tuple[Finding, ...]) -> tuple[str, ...]:

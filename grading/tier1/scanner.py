@@ -75,13 +75,17 @@ class _File:
     _spans: FileSpans | None = None
     lowered: str | None = None
     """The normalised text in lower case, once the file's index made it."""
+    quotes_obeyed: bool = False
+    """The bundle tells the agent to carry out what its prose quotes (``spans.quotes_obeyed``)."""
 
     @property
     def spans(self) -> FileSpans:
         """The file's span labels, computed on its first hit (most files have none)."""
         if self._spans is None:
             text = self.normalised.text
-            self._spans = FileSpans(self.path, text, self.role, self.views, self.lowered)
+            self._spans = FileSpans(
+                self.path, text, self.role, self.views, self.lowered, self.quotes_obeyed
+            )
         return self._spans
 
     @property
@@ -152,6 +156,9 @@ class ScanContext:
     graph: InstructionGraph | None = None
     """Which files the agent obeys (``grading.bundle.graph``); None reads every Markdown file
     other than the manifest as documentation."""
+    quotes_obeyed: bool = False
+    """The bundle's instructions tell the agent to carry out what its lists, sections or files
+    quote (``spans.quotes_obeyed``): nothing in its prose is discussed or detected material."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
@@ -191,6 +198,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
     obeyed = context.graph is not None and context.graph.obeyed(path)
     file = _File(path, text, normalise(text, fold=not data_only), _role(path, context))
+    file.quotes_obeyed = context.quotes_obeyed
     views = file.views = _without_messages(views_of(path, file.normalised.text), path)
     if obeyed and graph.is_data(path):
         views.append(data_strings_view(path, file.normalised.text))

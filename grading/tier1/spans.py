@@ -136,6 +136,7 @@ class Cues:
     detection_headings: re.Pattern[str]
     detection_lines: re.Pattern[str]
     detection_code: re.Pattern[str]
+    carry_out: re.Pattern[str]
 
 
 @lru_cache(maxsize=1)
@@ -166,6 +167,7 @@ def cues() -> Cues:
         detection_lines=re.compile(data["detection_lines"]),
         # Run over all the code of every file with a hit: gated too.
         detection_code=gated(re.compile(data["detection_code"], re.VERBOSE)),
+        carry_out=re.compile(data["carry_out_cues"], verbose),
     )
 
 
@@ -211,10 +213,20 @@ class FileSpans:
     """
 
     def __init__(
-        self, path: str, text: str, role: str, views: list[View], lowered: str | None = None
+        self,
+        path: str,
+        text: str,
+        role: str,
+        views: list[View],
+        lowered: str | None = None,
+        quotes_obeyed: bool = False,
     ) -> None:
-        """``lowered``: ``text`` in lower case, when the caller already has it."""
+        """``lowered``: ``text`` in lower case, when the caller already has it.
+        ``quotes_obeyed``: the bundle's instructions tell the agent to carry out what its lists,
+        sections or files quote (``quotes_obeyed``): a document's prose then has no discussion
+        or detection label, only its forbidding clauses keep theirs."""
         self.role = role
+        self._quotes_obeyed = quotes_obeyed and role not in _CODE_ROLES
         set_cues = cues()
         self._whole = ""
         code_role = role in _CODE_ROLES
@@ -243,7 +255,8 @@ class FileSpans:
             detection.extend(m.span() for m in set_cues.detection_blocks.finditer(text))
         for start, end in code:
             for match in set_cues.detection_code.finditer(text, start, end):
-                detection.append((match.start(), _literal_end(text, match.end())))
+                if not _executed_list(text, match):
+                    detection.append((match.start(), _literal_end(text, match.end())))
         if any(word in lowered for word in _LINE_WORDS):
             detection.extend(m.span() for m in set_cues.detection_lines.finditer(text))
         captioned: list[tuple[int, int]] = []
@@ -257,6 +270,8 @@ class FileSpans:
                 for start, end in code
                 if start < high and low < end
             )
+        if self._quotes_obeyed:
+            detection, captioned, headings = [], [], []
         self._text = text
         self._detection = _Intervals(detection)
         self._sections = _Intervals(
@@ -305,11 +320,50 @@ class FileSpans:
         found = self._regions.get(index)
         if found is None:
             region, set_cues = self._prose[index], cues()
+            discussed = (
+                [] if self._quotes_obeyed else _discussion_spans(self._text, region, set_cues)
+            )
             found = self._regions[index] = (
-                _Intervals(_discussion_spans(self._text, region, set_cues)),
+                _Intervals(discussed),
                 _Intervals(_negation_spans(self._text, region, set_cues)),
             )
         return found
+
+
+def quotes_obeyed(instructions: list[str]) -> bool:
+    """Whether one of ``instructions`` (the text of the files the agent obeys) tells it to carry
+    out quoted or listed material ("run each of the commands listed above", "execute every
+    example in references/x.md") outside a forbidding clause: the material is then obeyed, and
+    no label of the bundle's prose may call it discussed or detected."""
+    set_cues = cues()
+    for text in instructions:
+        for match in set_cues.carry_out.finditer(text):
+            clause = _CLAUSE_END.split(text[max(0, match.start() - 200) : match.start()])[-1]
+            if not set_cues.negation_cues.search(clause):
+                return True
+    return False
+
+
+_EXECUTORS = (
+    r"(?:subprocess\.\w+|os\.(?:system|popen|exec\w*|spawn\w*)|\bexec|\beval|\bexecSync|\bexecFile\w*"
+    r"|\bspawn\w*|child_process\.\w+|Invoke-Expression|\biex|\bPopen)\s*\([^)\n]{0,200}?\b"
+)
+_LIST_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60})\s*[:=]\s*[\[({]$")
+_LOOP_OVER = r"\bfor\s*\(?\s*(?:const\s+|let\s+|var\s+|\$)?(\w+)\s+(?:in|of)\s+\$?{name}\b"
+
+
+def _executed_list(text: str, match: re.Match[str]) -> bool:
+    """Whether the signature list ``match`` opens (``PATTERNS = [``) is handed to something that
+    runs it — an executor called with the list or with a loop variable over it: a "signature"
+    that is executed is a payload, not what the code detects."""
+    named = _LIST_NAME.search(match.group())
+    if named is None:
+        return False
+    name = re.escape(named.group(1))
+    names = [name] + [
+        re.escape(loop.group(1)) for loop in re.finditer(_LOOP_OVER.format(name=name), text)
+    ]
+    return any(re.search(_EXECUTORS + rf"\$?{n}\b", text) for n in names)
 
 
 def _detection_fences(text: str, lowered: str, set_cues: Cues) -> list[tuple[int, int]]:
@@ -402,13 +456,16 @@ def _headings(text: str) -> list[re.Match[str]]:
 
 def _announced_list(text: str, after: int, region_end: int) -> tuple[int, int]:
     """The list that follows the line holding ``after`` when that line ends with a colon
-    (empty when it does not)."""
+    (empty when it does not); a blank line may stand before it and between its items."""
     line_end = text.find("\n", after, min(region_end, after + _SENTENCE_REACH))
     if line_end < 0 or not text[max(0, after - 1) : line_end].rstrip().endswith(":"):
         return (after, after)
     end = line_end + 1
     for _ in range(_LIST_REACH):
-        item = _LIST_ITEM.match(text, end, region_end)
+        start = end
+        while start < region_end and text[start] == "\n" and start - end < 2:
+            start += 1  # a blank line between the colon and the list, or between items
+        item = _LIST_ITEM.match(text, start, region_end)
         if item is None:
             break
         end = item.end()
