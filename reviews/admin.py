@@ -58,6 +58,22 @@ ACTION_HELP: dict[Action, str] = {
 APPEAL_DECISIONS = {"grant": appeals.grant, "deny": appeals.deny}
 
 
+class ChangedByActionsOnly(admin.ModelAdmin):
+    """Reviews, re-scan reviews and appeals change only through their services (the page's own
+    actions, each audited), never through the admin's add, change or delete forms."""
+
+    actions = None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 class StateFilter(admin.SimpleListFilter):
     """The submission's state; open reviews (waiting or in review) unless asked otherwise."""
 
@@ -136,7 +152,7 @@ class CategoryFilter(admin.SimpleListFilter):
 
 
 @admin.register(Review)
-class ReviewAdmin(HistoryListAdmin):
+class ReviewAdmin(ChangedByActionsOnly, HistoryListAdmin):
     list_display = (
         "skill",
         "state",
@@ -157,7 +173,6 @@ class ReviewAdmin(HistoryListAdmin):
     )
     search_help_text = "Skill owner or name, author, or assignee."
     sortable_by = ()
-    actions = None
     list_per_page = 50
     # No "Show counts": the state filter's counts aggregate every review ever decided, a cost
     # that grows with the history (1.3 s at 100,000 reviews), not with the queue on screen.
@@ -169,15 +184,6 @@ class ReviewAdmin(HistoryListAdmin):
 
     def get_ordering(self, request: HttpRequest) -> tuple[str, ...]:
         return selectors.QUEUE_ORDERING
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Review | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Review | None = None) -> bool:
-        return False
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
@@ -459,7 +465,7 @@ def _appeal_message(appeal: Appeal) -> str:
 
 
 @admin.register(VersionReview)
-class VersionReviewAdmin(admin.ModelAdmin):
+class VersionReviewAdmin(ChangedByActionsOnly):
     """Published versions a re-scan found worse. The open ones also head the review queue; the
     page shows what the re-scan found and, to Security, the decisions the version allows."""
 
@@ -467,16 +473,6 @@ class VersionReviewAdmin(admin.ModelAdmin):
     list_filter = ("severity", "decision")
     list_select_related = ("version__skill", "decided_by")
     search_fields = ("version__skill__owner", "version__skill__name")
-    actions = None
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.user.has_perm("reviews.view_review")
@@ -555,7 +551,7 @@ class CannedReasonAdmin(admin.ModelAdmin):
 
 
 @admin.register(Appeal)
-class AppealAdmin(admin.ModelAdmin):
+class AppealAdmin(ChangedByActionsOnly):
     """Authors' appeals of reviewers' rejections, open ones first. Each is decided on its
     review's page, beside the review it appeals (Security only)."""
 
@@ -564,16 +560,6 @@ class AppealAdmin(admin.ModelAdmin):
     list_select_related = ("review__submission", "review__decided_by", "author", "decided_by")
     search_fields = ("review__submission__skill_owner", "review__submission__skill_name")
     ordering = ("-status", "filed_at")
-    actions = None
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description="skill")
     def skill(self, appeal: Appeal) -> str:

@@ -17,7 +17,25 @@ from config.text import normalised
 from pipeline.states import State
 
 
-class Review(models.Model):
+class Decided(models.Model):
+    """Who decided, when and why: the same three facts on a review, a re-scan review and an
+    appeal, each written once by its service and never changed again."""
+
+    decision_reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Review(Decided):
     """The human review of one submission that the automated tiers could not settle."""
 
     class Priority(models.IntegerChoices):
@@ -79,15 +97,6 @@ class Review(models.Model):
     escalation_reason = models.TextField(blank=True)
 
     decision = models.CharField(max_length=20, choices=Decision.choices, blank=True)
-    decision_reason = models.TextField(blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("due_at", "priority")
@@ -185,7 +194,7 @@ class ReviewPeriod(models.Model):
         return f"{self.state} from {self.started_at:%Y-%m-%d %H:%M}"
 
 
-class VersionReview(models.Model):
+class VersionReview(Decided):
     """A published version a re-scan found newly concerning or newly critical (then already
     quarantined): it waits in the review queue, marked "re-scan", for Security to decide.
 
@@ -216,15 +225,6 @@ class VersionReview(models.Model):
     opened_at = models.DateTimeField()
     due_at = models.DateTimeField()
     decision = models.CharField(max_length=16, choices=Decision.choices, blank=True)
-    decision_reason = models.TextField(blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("due_at",)
@@ -322,7 +322,7 @@ class CannedReason(models.Model):
             raise ValidationError(errors)
 
 
-class Appeal(models.Model):
+class Appeal(Decided):
     """An author's appeal of a reviewer's rejection: once per submission, with a reason.
 
     It waits for the Security group beside the original review (its page shows both), and
@@ -347,15 +347,6 @@ class Appeal(models.Model):
     reason = models.TextField()
     filed_at = models.DateTimeField()
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
-    decision_reason = models.TextField(blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("filed_at",)
