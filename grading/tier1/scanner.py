@@ -512,7 +512,13 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         if base_label(file.role, "code") == INSTRUCTION
         else []
     )  # a label never rises above the file's base one: a document's blocks are examples
-    found_intents = [*intents.read(text, regions), *applied.read(text, obeyed, context.purpose)]
+    read, unread = intents.read_bounded(text, regions, intents.MAX_UNITS_READ)
+    if unread is not None:
+        line, column = file.locate(unread)
+        note = f"(intents read in the first {intents.MAX_UNITS_READ} instruction units only)"
+        rule = context.catalogue.rule("file.not-scanned")
+        context.collector.add(rule, file.path, line, column, "", note)
+    found_intents = [*read, *applied.read(text, obeyed, context.purpose)]
     for found in found_intents:
         rule = context.catalogue.rule(_INTENT_RULES[found.kind])
         if context.collector.settled(rule, file.path, file.line_of(found.start)):
