@@ -209,6 +209,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _match_views(file, views, index, context)
     if obeyed:
         _read_intents(file, context)
+        _read_backwards(file, context)
     _follow_flows(file, context)
     _analyse_programs(file, context)
     if obeyed and graph.is_data(path):
@@ -667,6 +668,54 @@ def _analyse_data_commands(file: _File, context: ScanContext) -> None:
             span = FIRST_PARTY if first_party and label in _HOST_CHECKED else label
             note = f"({fact.detail})"
             context.collector.add(rule, file.path, line, column, command[:160], note, span=span)
+
+
+_BACKWARDS = re.compile(
+    r"//:s?ptth|\b(?:eht|dna|ot|fo|ti|od|ton|ruoy|siht|morf|htiw|rof|taht|resu|dnes)\b"
+)
+"""Words (and the URL scheme) that English written right to left is made of."""
+_FORWARDS = re.compile(
+    r"https?://|\b(?:the|and|to|of|it|do|not|your|this|from|with|for|that|user|send)\b"
+)
+_MAX_BACKWARDS_LINE = 2000
+
+
+def _read_backwards(file: _File, context: ScanContext) -> None:
+    """Lines of obeyed text written backwards (``.resu eht llet ton od …``), read forwards: the
+    rules and the intents run on them, and a hit is reported with
+    ``obfuscation.reversed-instruction`` at the line — turning an instruction around hides it
+    from a person, not from the agent."""
+    text = file.normalised.text
+    lowered = file.lowered or text.lower()
+    if len(_BACKWARDS.findall(lowered[:200_000])) < 3:
+        return
+    offset = 0
+    for line in text.split("\n"):
+        start, offset = offset, offset + len(line) + 1
+        if len(line) > _MAX_BACKWARDS_LINE:
+            continue
+        low = line.lower()
+        backwards = len(_BACKWARDS.findall(low))
+        if backwards < 3 or backwards <= len(_FORWARDS.findall(low)):
+            continue
+        forwards = line[::-1]
+        if not context.spend(file.path, len(forwards) * 4):
+            return
+        where = file.locate(start)
+        origin = "a line written backwards"
+        worst = _rescan(file, forwards, where, origin, context)
+        found = intents.read(forwards, ((0, len(forwards)),))
+        for intent in found:
+            rule = context.catalogue.rule(_INTENT_RULES[intent.kind])
+            note = f"({origin}: {intent.detail})"
+            context.collector.add(
+                rule, file.path, *where, forwards[:160], note, span=file.spans.hidden()
+            )
+        if worst >= SEVERITY_ORDER["medium"] or found:
+            rule = context.catalogue.rule("obfuscation.reversed-instruction")
+            context.collector.add(
+                rule, file.path, *where, f"[{origin}] {forwards[:160]}", span=file.spans.hidden()
+            )
 
 
 _FLOW_RULES = {
