@@ -11,7 +11,9 @@ it is a constant or can be folded from constants (concatenation, f-strings with 
 * ``env-secret`` — one secret-looking environment variable (fine as its own service's
   credential, a leak when it is sent as data);
 * ``fetched`` — a network response;
-* ``decoded`` — produced by a decoder: base64/hex/codecs, XOR, character codes, reversal.
+* ``decoded`` — produced by a decoder: base64/hex/codecs, XOR, character codes, reversal;
+* ``place:home`` / ``place:outside`` — a path computed from the home folder or from above the
+  skill's own folder (``Path(__file__).parents[2]``): a delete of it is read by ``destruction``.
 
 Labels flow through assignments, containers, attribute and item access, calls of unknown
 functions (their arguments' labels), loops (the loop variable carries the iterable's labels),
@@ -31,10 +33,12 @@ import codecs
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from grading.programs import sensitive
+from grading.programs import destruction, sensitive
+from grading.programs.destruction import HOME, OUTSIDE, OUTSIDE_PREFIX
 from grading.programs.facts import (
     DECODED_EXEC,
     DECODED_STRING,
+    DESTROYS_DATA,
     EXEC_DYNAMIC,
     FETCH_EXEC,
     NETWORK_SEND,
@@ -148,6 +152,8 @@ class _State:
     globals: dict[str, Value] = field(default_factory=dict)
     """The module's names as the walk of its body assigns them (functions read them too)."""
     depth: int = 0
+    git: list[tuple[list[str], ast.AST]] = field(default_factory=list)
+    """The git commands the program runs (their words after ``git``), for ``destruction``."""
 
 
 class _Offsets:
@@ -219,13 +225,17 @@ _SOURCE_WORDS = (
 )
 _DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify", "chr(", "^",
                   "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
+_DESTROYER_WORDS = ("rmtree", ".unlink(", "os.remove(", "rmdir(", "removedirs(", "DROP ", "drop ",
+                    "pg_drop", "--orphan", "reflog")  # fmt: skip
 
 
 def worth_analysing(text: str) -> bool:
     """Whether the script can hold a fact: a decoder, or a sink or executor with a source or a
     fetch to feed it, or a sensitive path to read (substring tests: most scripts have none of
     these together and are left to the pattern rules)."""
-    if any(word in text for word in _DECODER_WORDS):
+    if any(word in text for word in _DECODER_WORDS) or any(
+        word in text for word in _DESTROYER_WORDS
+    ):
         return True
     sources = any(word in text for word in _SOURCE_WORDS)
     return sources and (
@@ -278,6 +288,9 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
         _block(tree.body, state.globals, state)
     except RecursionError:
         pass
+    lost = destruction.destroys_history([words for words, _ in state.git])
+    if lost is not None:
+        _fact(state, DESTROYS_DATA, state.git[0][1], f"git: {lost}")
     return state.facts
 
 
@@ -436,6 +449,8 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         dotted = _dotted(node)
         if dotted in env:
             return env[dotted]
+        if node.attr == "parent" and _parent_depth(node) >= 3:
+            return Value(OUTSIDE_PREFIX, frozenset({OUTSIDE}))
         if dotted in ("os.environ", "os.environ.items", "os.environ.values"):
             return Value(None, frozenset({SECRET}))
         return _eval(node.value, env, state)
@@ -466,7 +481,7 @@ def _binop(node: ast.BinOp, env: dict[str, Value], state: _State) -> Value:
     if isinstance(node.op, ast.Add):
         return _join([left, right])
     if isinstance(node.op, ast.Div):  # Path("~") / ".ssh"
-        return _join([left, right], "/")
+        return _placed(_join([left, right], "/"))
     if isinstance(node.op, ast.BitXor) and left.number is not None and right.number is not None:
         return Value(
             None, left.labels | right.labels | {DECODED}, number=left.number ^ right.number
@@ -482,6 +497,13 @@ def _subscript(node: ast.Subscript, env: dict[str, Value], state: _State) -> Val
     if dotted == "os.environ":
         key = _eval(node.slice, env, state)
         return _env_value(key.text)
+    if (
+        isinstance(node.value, ast.Attribute)
+        and node.value.attr == "parents"
+        and _from_own_file(node.value.value)
+        and (_eval(node.slice, env, state).number or 0) >= 2
+    ):
+        return Value(OUTSIDE_PREFIX, frozenset({OUTSIDE}))
     if isinstance(node.slice, ast.Slice) and base.text is not None:
         step = _eval(node.slice.step, env, state).number if node.slice.step else None
         if step == -1 and node.slice.lower is None and node.slice.upper is None:
@@ -493,7 +515,7 @@ def _env_value(name: str | None) -> Value:
     if name is None:
         return Value(None, frozenset({ENV_SECRET}))
     if name.upper() in ("HOME", "USERPROFILE"):
-        return Value("~")
+        return Value("~", frozenset({HOME}))
     if name.upper() in ("APPDATA", "LOCALAPPDATA"):
         return Value("~/AppData")
     if sensitive.SECRET_NAME.search(name):
@@ -624,6 +646,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         return Value(None, frozenset({FETCHED}))  # the response, not the request's data
     if last in _EXECUTORS and _is_exec(name, last):
         _exec(node, name, args, keywords, state)
+        _git_command(node, args, state)
+    _destroys(node, name, last, first, receiver, state)
     return everything
 
 
@@ -643,7 +667,7 @@ def _fold(
         return Value(None, first.labels, number=ord(first.text))
     if last == "join" and isinstance(node.func, ast.Attribute):
         if name.startswith("os.path") or name.startswith("posixpath"):
-            return _join(args, "/")
+            return _placed(_join(args, "/"))
         if receiver.text is not None and args:
             parts = args[0]
             if parts.items is not None and _text_of_items(parts) is not None:
@@ -685,9 +709,11 @@ def _fold(
         "absolute",
     ):
         value = first if first.text is not None else receiver
+        if value.text is not None and value.text.startswith("~"):
+            return _placed(Value(value.text, value.labels | {HOME}))
         return Value(value.text, value.labels)
     if last == "home" and ("Path" in name or name.endswith("home")):
-        return Value("~")
+        return Value("~", frozenset({HOME}))
     if (
         name in ("Path", "pathlib.Path", "PurePath")
         and args
@@ -938,3 +964,70 @@ def message_spans(text: str, *, test: bool = False) -> list[tuple[int, int]]:
 class _Position:
     lineno: int
     col_offset: int
+
+
+_DELETERS = frozenset({"rmtree", "remove", "unlink", "rmdir", "removedirs", "remove_tree"})
+_SQL_RUNNERS = frozenset({"execute", "executemany", "executescript", "exec_driver_sql", "text",
+                          "raw", "run_sql", "query", "sql"})  # fmt: skip
+
+
+def _placed(value: Value) -> Value:
+    """A path computed from the home folder keeps its ``place:home`` label only while deleting
+    it would lose the user's data: ``~/.cache/tool`` is a cache, ``~/Projects`` is not."""
+    if HOME in value.labels and value.text is not None and not destruction.valuable(value.text):
+        return Value(value.text, value.labels - {HOME}, value.number, value.items, value.hosts)
+    return value
+
+
+def _from_own_file(node: ast.expr) -> bool:
+    """``Path(__file__)`` or ``Path(__file__).resolve()``: the script's own location."""
+    while isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("resolve", "absolute"):
+            node = node.func.value
+        elif node.args:
+            node = node.args[0]
+        else:
+            return False
+    return isinstance(node, ast.Name) and node.id == "__file__"
+
+
+def _parent_depth(node: ast.expr) -> int:
+    """How many ``.parent`` steps lead up from ``__file__`` (``Path(__file__).parent.parent``)."""
+    depth = 0
+    while isinstance(node, ast.Attribute) and node.attr == "parent":
+        depth += 1
+        node = node.value
+    return depth if _from_own_file(node) else 0
+
+
+def _destroys(
+    node: ast.Call, name: str, last: str, first: Value, receiver: Value, state: _State
+) -> None:
+    """A delete whose target is the user's data, SQL that drops schemas or databases."""
+    if last in _DELETERS and (
+        name.startswith(("shutil.", "os.", "distutils.")) or name in ("rmtree", "remove_tree")
+    ):
+        target = first
+    elif last in ("unlink", "rmdir") and isinstance(node.func, ast.Attribute):
+        target = receiver
+    elif last in _SQL_RUNNERS and first.text and destruction.SQL_DESTRUCTION.search(first.text):
+        _fact(state, DESTROYS_DATA, node, f"{name} runs {first.text[:100]}")
+        return
+    else:
+        return
+    lost = destruction.valuable(target.text, target.labels)
+    if lost is not None:
+        _fact(state, DESTROYS_DATA, node, f"{name} deletes {lost}: {(target.text or '?')[:100]}")
+
+
+def _git_command(node: ast.Call, args: list[Value], state: _State) -> None:
+    """``subprocess.run(["git", "push", "-f", …])``: the words of a git command, when known."""
+    command = args[0] if args else UNKNOWN
+    if command.items is not None:
+        words = [item.text for item in command.items]
+    elif command.text is not None:
+        words = list(command.text.split())
+    else:
+        return
+    if words and words[0] == "git" and all(w is not None for w in words):
+        state.git.append(([w for w in words[1:] if w is not None], node))

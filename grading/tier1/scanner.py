@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add
@@ -153,6 +153,8 @@ class ScanContext:
     purpose: str = ""
     """The skill's name and description: what it says it is for (``bundle.applied`` weighs a
     change against it)."""
+    texts: Mapping[str, str] = field(default_factory=dict)
+    """The bundle's readable files, to read what the instructions say of a program they run."""
     graph: InstructionGraph | None = None
     """Which files the agent obeys (``grading.bundle.graph``); None reads every Markdown file
     other than the manifest as documentation."""
@@ -585,9 +587,25 @@ _PROGRAM_RULES = {
     facts.SECRET_READ: "program.secret-read",
     facts.NETWORK_SEND: "program.network-send",
     facts.EXEC_DYNAMIC: "program.exec-dynamic",
+    facts.DESTROYS_DATA: "program.destroy-user-data",
 }
 _HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.FETCH_EXEC})
 _PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})
+
+
+def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
+    """The rule of a fact. A destruction of the user's data is a capability a person decides
+    on, unless what the skill says of the program — its description, the instructions that run
+    it — calls it upkeep (a clean-up of regenerable cache, a repair, a read-only check) with no
+    consent of the user: then the stated purpose contradicts the act (``bundle.applied``)."""
+    if fact.kind == facts.DESTROYS_DATA:
+        said = " ".join((context.purpose, _introductions(file.path, context)))
+        return "program.destroy-pretext" if applied.pretext(said) else "program.destroy-user-data"
+    return _PROGRAM_RULES[fact.kind]
+
+
+def _introductions(path: str, context: ScanContext) -> str:
+    return context.graph.introductions(context.texts, path) if context.graph else ""
 
 
 def _official_installer(file: _File, line: int, context: ScanContext) -> bool:
@@ -616,10 +634,18 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
         else:
             found = javascript_programs.blocks(view.text, regions, file.path)
         for fact in found:
-            rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+            if fact.kind == facts.DESTROYS_DATA and is_markdown(file.path):
+                continue  # code blocks of instructions are read by ``bundle.applied``
+            rule = context.catalogue.rule(_program_rule(fact, file, context))
             line, column = file.locate(fact.offset)
             snippet = visible(_window(file.original_line(line), column))
             label = file.spans.label(fact.offset, view.kind)
+            if (
+                rule.id == "program.destroy-user-data"
+                and label == SHIPPED_CODE
+                and applied.consent(_introductions(file.path, context))
+            ):
+                label = CONSENTED  # the instructions that run it wait for the user's consent
             if label in _HOST_CHECKED and (
                 (
                     fact.kind in _HOSTED_FACTS
