@@ -131,5 +131,6 @@ def test_shell_reads_deletes_of_home_and_backups_and_printf_escapes() -> None:
     assert DESTROYS_DATA in kinds(shell.analyse("find ~ -name .git -prune -exec rm -rf {} +\n"))
     assert DESTROYS_DATA not in kinds(shell.analyse("rm -rf build dist\n"))
     assert DESTROYS_DATA not in kinds(shell.analyse('find "$HOME/.cache/x" -mtime +30 -delete\n'))
-    printed = "u=$(printf '\\x68\\x74\\x74\\x70\\x73\\x3a\\x2f\\x2f\\x65\\x2e\\x69\\x6f')\ncurl $u\n"
+    escapes = "".join(f"\\x{ord(c):02x}" for c in "https://e.io")
+    printed = f"u=$(printf '{escapes}')\ncurl $u\n"
     assert DECODED_STRING in kinds(shell.analyse(printed))
