@@ -30,6 +30,7 @@ import ast
 import base64
 import binascii
 import codecs
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -279,6 +280,9 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
             functions.setdefault(node.name, _Function(node, params))
     state = _State(functions, offsets=_Offsets(text, base))
     try:
+        for statement in tree.body:  # module constants, which the functions read
+            if isinstance(statement, ast.Assign | ast.AnnAssign):
+                _statement(statement, state.globals, state, None)
         for function in functions.values():  # summaries first, then with callees known
             _summarise(function, state)
         state.facts.clear()
@@ -487,7 +491,9 @@ def _binop(node: ast.BinOp, env: dict[str, Value], state: _State) -> Value:
             None, left.labels | right.labels | {DECODED}, number=left.number ^ right.number
         )
     if isinstance(node.op, ast.Mod) and left.text is not None:
-        return Value(left.text.replace("%s", "{}"), left.labels | right.labels, hosts=left.hosts)
+        values = list(right.items) if right.items is not None else [right]
+        template = Value(left.text.replace("%s", "{}"), left.labels, hosts=left.hosts)
+        return _formatted(template, values)
     return _merge([left, right])
 
 
@@ -663,6 +669,11 @@ def _fold(
     """Calls that compute a string from constants: decoders, joins, paths."""
     if name == "chr" and first.number is not None and 0 <= first.number < 0x110000:
         return Value(chr(first.number), first.labels | {DECODED})
+    if name == "map" and len(node.args) == 2 and _dotted(node.args[0]) == "chr":
+        codes = args[1].items or ()
+        if all(c.number is not None and 0 <= c.number < 0x110000 for c in codes):
+            labels = args[1].labels | {DECODED}
+            return Value(None, labels, items=tuple(Value(chr(c.number or 0)) for c in codes))
     if name == "ord" and first.text and len(first.text) == 1:
         return Value(None, first.labels, number=ord(first.text))
     if last == "join" and isinstance(node.func, ast.Attribute):
@@ -726,7 +737,7 @@ def _fold(
     if name in ("str.maketrans",):
         return None
     if last == "format" and receiver.text is not None:
-        return Value(receiver.text, receiver.labels | _merge(args).labels)
+        return _formatted(receiver, args)
     return None
 
 
@@ -1031,3 +1042,23 @@ def _git_command(node: ast.Call, args: list[Value], state: _State) -> None:
         return
     if words and words[0] == "git" and all(w is not None for w in words):
         state.git.append(([w for w in words[1:] if w is not None], node))
+
+
+_FIELD = re.compile(r"\{(\d*)\}")
+
+
+def _formatted(template: Value, args: list[Value]) -> Value:
+    """``"{}://{}".format(a, b)`` and ``"%s/%s" % (a, b)`` with the arguments' known texts put
+    in their places (positional fields only; an unknown argument stays ``{}``)."""
+    labels = template.labels | _merge(args).labels
+    hosts = template.hosts + _merge(args).hosts
+    position = iter(range(len(args)))
+
+    def place(match: re.Match[str]) -> str:
+        index = int(match.group(1)) if match.group(1) else next(position, len(args))
+        value = args[index] if index < len(args) else UNKNOWN
+        return value.text if value.text is not None else "{}"
+
+    text = _FIELD.sub(place, template.text or "")[:MAX_TEXT]
+    host = sensitive.host_of(text)
+    return Value(text, labels, hosts=hosts + ((host,) if host else ()))

@@ -214,6 +214,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _analyse_programs(file, context)
     if file.role == "shipped" and not is_markdown(path):
         _read_payment_fields(file, context)
+        if _applied(path, context):
+            _read_applied_file(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
     _check_installs(file, context)
@@ -529,6 +531,46 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             label = CONSENTED
         note = f"({found.detail}; language: {found.language})"
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_TEMPLATE_FOLDER = re.compile(
+    r"(?i)(?:^|/)(?:templates?|snippets?|boilerplates?|scaffold\w*|skeletons?|preludes?|patch(?:es)?)/"
+)
+_APPLYING = frozenset({"write", "change"})
+"""Lexicon classes whose verbs, where the instructions point at a file, make it code to apply."""
+
+
+def _applied(path: str, context: ScanContext) -> bool:
+    """A file the agent puts into the user's project (a template, a snippet, a file the
+    instructions tell it to write or add) rather than one it runs or reads."""
+    if graph.is_test(path) or context.graph is None or context.graph.role(path) != graph.EXECUTED:
+        return False
+    if _TEMPLATE_FOLDER.search(path):
+        return True
+    return bool(lexicon.present(_introductions(path, context).lower()) & _APPLYING)
+
+
+def _read_applied_file(file: _File, context: ScanContext) -> None:
+    """A file the agent applies, read like a code block it is told to use (``bundle.applied``):
+    a check made to accept anyone, or data destroyed, weighed against what the skill says of it."""
+    text = file.normalised.text
+    said = " ".join((context.purpose, _introductions(file.path, context)))
+    for found in applied.read_code(text, 0, len(text), said):
+        if found.kind == "redirect-payment":
+            continue  # read for every shipped program (``_read_payment_fields``)
+        line, column = file.locate(found.start)
+        snippet = visible(_window(file.original_line(line), column))
+        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
+        label = file.spans.label(found.start, "code")
+        context.collector.add(
+            rule,
+            file.path,
+            line,
+            column,
+            snippet,
+            f"({found.detail}; applied by the agent)",
+            span=label,
+        )
 
 
 def _read_payment_fields(file: _File, context: ScanContext) -> None:
