@@ -2,9 +2,9 @@
 
 A script is read statement by statement (lines, and ``;`` outside quotes), not as a syntax tree
 (``tree-sitter-powershell`` would give one; not adopted yet), with a small folder of the common
-ways a value is written: quoted strings with ``$env:USERPROFILE``/``$HOME`` and earlier
-variables interpolated, ``+`` concatenation, ``Join-Path``, ``-join [char[]](104, 116, …)``,
-``[char]104 + [char]116``, ``-join ('a', 'b')``, ``-join $s[-1..-99]`` and ``[array]::Reverse($a)`` (reversal),
+ways a value is written: quoted strings with ``$env:USERPROFILE``/``$HOME`` and earlier variables
+interpolated, ``+`` concatenation, ``Join-Path``, ``-join [char[]](104, 116, …)``, ``[char]104 +
+[char]116``, ``-join ('a', 'b')``, ``-join $s[-1..-99]`` and ``[array]::Reverse($a)`` (reversal),
 ``[Convert]::FromBase64String`` and ``[Text.Encoding]::…GetString`` (base64). Variables carry
 labels as in the Python reading:
 
