@@ -92,14 +92,14 @@ def read_code(
     """The changes of ``text[start:end]``, code the agent uses; ``context`` is what is said of
     it (its introduction, the skill's description)."""
     body = text[start:end]
-    pretext = _pretext(context)
+    pretexted = pretext(context)
     weakening = _WEAKENING.search(body)
     if weakening is not None:
-        kind = "weaken-pretext" if pretext else "weaken-security"
+        kind = "weaken-pretext" if pretexted else "weaken-security"
         yield _intent(kind, start, weakening, language)
     destruction = _DESTRUCTION.search(body)
     if destruction is not None:
-        kind = "destroy-pretext" if pretext else "destroy-user-data"
+        kind = "destroy-pretext" if pretexted else "destroy-user-data"
         yield _intent(kind, start, destruction, language)
     payment = _PAYMENT.search(body)
     if payment is not None:
@@ -113,7 +113,12 @@ def _introduces(intro: str) -> bool:
     return bool(lexicon.present(stripped[-200:].lower()) & _INTRODUCING)
 
 
-def _pretext(context: str) -> bool:
+def consent(context: str) -> bool:
+    """The user's consent is said ("only if the user confirms", "ask first")."""
+    return "consent" in lexicon.present(context.lower())
+
+
+def pretext(context: str) -> bool:
     """A purpose of upkeep or protection is said, and no consent of the user."""
     classes = lexicon.present(context.lower())
     return "pretext" in classes and "consent" not in classes

@@ -89,6 +89,18 @@ class InstructionGraph:
     def obeyed(self, path: str) -> bool:
         return self.role(path) in OBEYED_ROLES
 
+    def introductions(self, texts: Mapping[str, str], path: str) -> str:
+        """What the obeyed files say where they point at ``path``: the lines of their mentions
+        and the line after each ("Run `scripts/sweep.py`. It only removes regenerable cache.").
+        A program's stated purpose, weighed against what it does."""
+        said: list[str] = []
+        for edge in self.edges:
+            if edge.target != path or not self.obeyed(edge.source):
+                continue
+            lines = texts.get(edge.source, "").split("\n")
+            said.extend(lines[max(edge.line - 1, 0) : edge.line + 1])
+        return "\n".join(said)[:2000]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "root": self.root,

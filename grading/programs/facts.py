@@ -20,8 +20,14 @@ NETWORK_SEND = "network-send"
 EXEC_DYNAMIC = "exec-dynamic"
 """The program executes text it built at run time (a capability)."""
 
+DESTROYS_DATA = "destroys-data"
+"""The program destroys what the user cannot get back: the home folder or a folder in it,
+version-control folders, backups, a place outside the skill, a schema or a database, git history
+(``grading.programs.destruction``)."""
+
 KINDS = (
-    SECRET_FLOW, FETCH_EXEC, DECODED_EXEC, DECODED_STRING, SECRET_READ, NETWORK_SEND, EXEC_DYNAMIC
+    SECRET_FLOW, FETCH_EXEC, DECODED_EXEC, DECODED_STRING, SECRET_READ, NETWORK_SEND, EXEC_DYNAMIC,
+    DESTROYS_DATA,
 )  # fmt: skip
 
 

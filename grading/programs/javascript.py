@@ -248,6 +248,10 @@ def _call(node: Any, state: _State) -> _Value:
             chr(a.number) for a in args if a.number is not None and 0 <= a.number < 0x110000
         )
         return _decoded(text, merged.labels, node, state)
+    if name in ("String.fromCharCode.apply", "String.fromCharCode.call") and len(nodes) >= 2:
+        codes = _char_codes(nodes[1] if name.endswith("apply") else None, args[1:], state)
+        if codes is not None:
+            return _decoded(codes, merged.labels, node, state)
     if last == "atob" and first.text is not None:
         return _b64(first.text, first.labels, node, state)
     if name == "Buffer.from" and len(args) >= 2 and (args[1].text or "").lower() == "base64":
@@ -264,6 +268,9 @@ def _call(node: Any, state: _State) -> _Value:
                 base = _reversed_source(inner, state)
                 if base is not None:
                     return _decoded(base[::-1], frozenset(), node, state)
+            mapped = _mapped_char_codes(receiver, state)
+            if mapped is not None:
+                return _decoded(mapped, frozenset(), node, state)
         if name in ("path.join", "path.resolve", "path.posix.join") and all(
             a.text is not None for a in args
         ):
@@ -356,3 +363,28 @@ def _request(name: str, nodes: list[Any], args: list[_Value], node: Any, state: 
     if SECRET in carried or ENV_SECRET in carried:
         state.fact(SECRET_FLOW, node, f"a secret reaches {name}", hosts)
     return _Value(None, frozenset({FETCHED}), hosts=hosts)
+
+
+def _char_codes(array: Any, args: list[_Value], state: _State) -> str | None:
+    """The text an array literal of character codes spells (``fromCharCode.apply(null, […])``),
+    or the codes passed one by one (``.call(null, 104, 116)``)."""
+    if array is not None:
+        if array.type != "array":
+            return None
+        args = [_eval(c, state) for c in array.named_children[:4096]]
+    if not args or any(a.number is None or not 0 <= a.number < 0x110000 for a in args):
+        return None
+    return "".join(chr(a.number or 0) for a in args)
+
+
+def _mapped_char_codes(call: Any, state: _State) -> str | None:
+    """``[104, 116].map((c) => String.fromCharCode(c))`` (then ``.join("")``): its text."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "member_expression":
+        return None
+    if not state.text(function).endswith(".map"):
+        return None
+    mapper = _arguments(call)
+    if not mapper or "fromCharCode" not in state.text(mapper[0]):
+        return None
+    return _char_codes(function.child_by_field_name("object"), [], state)

@@ -11,7 +11,9 @@ it is a constant or can be folded from constants (concatenation, f-strings with 
 * ``env-secret`` — one secret-looking environment variable (fine as its own service's
   credential, a leak when it is sent as data);
 * ``fetched`` — a network response;
-* ``decoded`` — produced by a decoder: base64/hex/codecs, XOR, character codes, reversal.
+* ``decoded`` — produced by a decoder: base64/hex/codecs, XOR, character codes, reversal;
+* ``place:home`` / ``place:outside`` — a path computed from the home folder or from above the
+  skill's own folder (``Path(__file__).parents[2]``): a delete of it is read by ``destruction``.
 
 Labels flow through assignments, containers, attribute and item access, calls of unknown
 functions (their arguments' labels), loops (the loop variable carries the iterable's labels),
@@ -28,14 +30,17 @@ import ast
 import base64
 import binascii
 import codecs
+import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from grading.programs import sensitive
+from grading.programs import destruction, sensitive
+from grading.programs.destruction import HOME, OUTSIDE, OUTSIDE_PREFIX
 from grading.programs.facts import (
     DECODED_EXEC,
     DECODED_STRING,
+    DESTROYS_DATA,
     EXEC_DYNAMIC,
     FETCH_EXEC,
     NETWORK_SEND,
@@ -149,6 +154,8 @@ class _State:
     globals: dict[str, Value] = field(default_factory=dict)
     """The module's names as the walk of its body assigns them (functions read them too)."""
     depth: int = 0
+    git: list[tuple[list[str], ast.AST]] = field(default_factory=list)
+    """The git commands the program runs (their words after ``git``), for ``destruction``."""
 
 
 class _Offsets:
@@ -220,13 +227,17 @@ _SOURCE_WORDS = (
 )
 _DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify", "chr(", "^",
                   "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
+_DESTROYER_WORDS = ("rmtree", ".unlink(", "os.remove(", "rmdir(", "removedirs(", "DROP ", "drop ",
+                    "pg_drop", "--orphan", "reflog")  # fmt: skip
 
 
 def worth_analysing(text: str) -> bool:
     """Whether the script can hold a fact: a decoder, or a sink or executor with a source or a
     fetch to feed it, or a sensitive path to read (substring tests: most scripts have none of
     these together and are left to the pattern rules)."""
-    if any(word in text for word in _DECODER_WORDS):
+    if any(word in text for word in _DECODER_WORDS) or any(
+        word in text for word in _DESTROYER_WORDS
+    ):
         return True
     sources = any(word in text for word in _SOURCE_WORDS)
     return sources and (
@@ -285,6 +296,9 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
             functions.setdefault(node.name, _Function(node, params))
     state = _State(functions, offsets=_Offsets(text, base))
     try:
+        for statement in tree.body:  # module constants, which the functions read
+            if isinstance(statement, ast.Assign | ast.AnnAssign):
+                _statement(statement, state.globals, state, None)
         for function in functions.values():  # summaries first, then with callees known
             _summarise(function, state)
         state.facts.clear()
@@ -294,6 +308,9 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
         _block(tree.body, state.globals, state)
     except RecursionError:
         pass
+    lost = destruction.destroys_history([words for words, _ in state.git])
+    if lost is not None:
+        _fact(state, DESTROYS_DATA, state.git[0][1], f"git: {lost}")
     return state.facts
 
 
@@ -452,6 +469,8 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         dotted = _dotted(node)
         if dotted in env:
             return env[dotted]
+        if node.attr == "parent" and _parent_depth(node) >= 3:
+            return Value(OUTSIDE_PREFIX, frozenset({OUTSIDE}))
         if dotted in ("os.environ", "os.environ.items", "os.environ.values"):
             return Value(None, frozenset({SECRET}))
         return _eval(node.value, env, state)
@@ -482,13 +501,15 @@ def _binop(node: ast.BinOp, env: dict[str, Value], state: _State) -> Value:
     if isinstance(node.op, ast.Add):
         return _join([left, right])
     if isinstance(node.op, ast.Div):  # Path("~") / ".ssh"
-        return _join([left, right], "/")
+        return _placed(_join([left, right], "/"))
     if isinstance(node.op, ast.BitXor) and left.number is not None and right.number is not None:
         return Value(
             None, left.labels | right.labels | {DECODED}, number=left.number ^ right.number
         )
     if isinstance(node.op, ast.Mod) and left.text is not None:
-        return Value(left.text.replace("%s", "{}"), left.labels | right.labels, hosts=left.hosts)
+        values = list(right.items) if right.items is not None else [right]
+        template = Value(left.text.replace("%s", "{}"), left.labels, hosts=left.hosts)
+        return _formatted(template, values)
     return _merge([left, right])
 
 
@@ -498,6 +519,13 @@ def _subscript(node: ast.Subscript, env: dict[str, Value], state: _State) -> Val
     if dotted == "os.environ":
         key = _eval(node.slice, env, state)
         return _env_value(key.text)
+    if (
+        isinstance(node.value, ast.Attribute)
+        and node.value.attr == "parents"
+        and _from_own_file(node.value.value)
+        and (_eval(node.slice, env, state).number or 0) >= 2
+    ):
+        return Value(OUTSIDE_PREFIX, frozenset({OUTSIDE}))
     if isinstance(node.slice, ast.Slice) and base.text is not None:
         step = _eval(node.slice.step, env, state).number if node.slice.step else None
         if step == -1 and node.slice.lower is None and node.slice.upper is None:
@@ -509,7 +537,7 @@ def _env_value(name: str | None) -> Value:
     if name is None:
         return Value(None, frozenset({ENV_SECRET}))
     if name.upper() in ("HOME", "USERPROFILE"):
-        return Value("~")
+        return Value("~", frozenset({HOME}))
     if name.upper() in ("APPDATA", "LOCALAPPDATA"):
         return Value("~/AppData")
     if sensitive.SECRET_NAME.search(name):
@@ -640,6 +668,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         return Value(None, frozenset({FETCHED}))  # the response, not the request's data
     if last in _EXECUTORS and _is_exec(name, last):
         _exec(node, name, args, keywords, state)
+        _git_command(node, args, state)
+    _destroys(node, name, last, first, receiver, state)
     return everything
 
 
@@ -655,11 +685,16 @@ def _fold(
     """Calls that compute a string from constants: decoders, joins, paths."""
     if name == "chr" and first.number is not None and 0 <= first.number < 0x110000:
         return Value(chr(first.number), first.labels | {DECODED})
+    if name == "map" and len(node.args) == 2 and _dotted(node.args[0]) == "chr":
+        codes = args[1].items or ()
+        if all(c.number is not None and 0 <= c.number < 0x110000 for c in codes):
+            labels = args[1].labels | {DECODED}
+            return Value(None, labels, items=tuple(Value(chr(c.number or 0)) for c in codes))
     if name == "ord" and first.text and len(first.text) == 1:
         return Value(None, first.labels, number=ord(first.text))
     if last == "join" and isinstance(node.func, ast.Attribute):
         if name.startswith("os.path") or name.startswith("posixpath"):
-            return _join(args, "/")
+            return _placed(_join(args, "/"))
         if receiver.text is not None and args:
             parts = args[0]
             if parts.items is not None and _text_of_items(parts) is not None:
@@ -701,9 +736,11 @@ def _fold(
         "absolute",
     ):
         value = first if first.text is not None else receiver
+        if value.text is not None and value.text.startswith("~"):
+            return _placed(Value(value.text, value.labels | {HOME}))
         return Value(value.text, value.labels)
     if last == "home" and ("Path" in name or name.endswith("home")):
-        return Value("~")
+        return Value("~", frozenset({HOME}))
     if (
         name in ("Path", "pathlib.Path", "PurePath")
         and args
@@ -716,7 +753,7 @@ def _fold(
     if name in ("str.maketrans",):
         return None
     if last == "format" and receiver.text is not None:
-        return Value(receiver.text, receiver.labels | _merge(args).labels)
+        return _formatted(receiver, args)
     return None
 
 
@@ -954,3 +991,90 @@ def message_spans(text: str, *, test: bool = False) -> list[tuple[int, int]]:
 class _Position:
     lineno: int
     col_offset: int
+
+
+_DELETERS = frozenset({"rmtree", "remove", "unlink", "rmdir", "removedirs", "remove_tree"})
+_SQL_RUNNERS = frozenset({"execute", "executemany", "executescript", "exec_driver_sql", "text",
+                          "raw", "run_sql", "query", "sql"})  # fmt: skip
+
+
+def _placed(value: Value) -> Value:
+    """A path computed from the home folder keeps its ``place:home`` label only while deleting
+    it would lose the user's data: ``~/.cache/tool`` is a cache, ``~/Projects`` is not."""
+    if HOME in value.labels and value.text is not None and not destruction.valuable(value.text):
+        return Value(value.text, value.labels - {HOME}, value.number, value.items, value.hosts)
+    return value
+
+
+def _from_own_file(node: ast.expr) -> bool:
+    """``Path(__file__)`` or ``Path(__file__).resolve()``: the script's own location."""
+    while isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("resolve", "absolute"):
+            node = node.func.value
+        elif node.args:
+            node = node.args[0]
+        else:
+            return False
+    return isinstance(node, ast.Name) and node.id == "__file__"
+
+
+def _parent_depth(node: ast.expr) -> int:
+    """How many ``.parent`` steps lead up from ``__file__`` (``Path(__file__).parent.parent``)."""
+    depth = 0
+    while isinstance(node, ast.Attribute) and node.attr == "parent":
+        depth += 1
+        node = node.value
+    return depth if _from_own_file(node) else 0
+
+
+def _destroys(
+    node: ast.Call, name: str, last: str, first: Value, receiver: Value, state: _State
+) -> None:
+    """A delete whose target is the user's data, SQL that drops schemas or databases."""
+    if last in _DELETERS and (
+        name.startswith(("shutil.", "os.", "distutils.")) or name in ("rmtree", "remove_tree")
+    ):
+        target = first
+    elif last in ("unlink", "rmdir") and isinstance(node.func, ast.Attribute):
+        target = receiver
+    elif last in _SQL_RUNNERS and first.text and destruction.SQL_DESTRUCTION.search(first.text):
+        _fact(state, DESTROYS_DATA, node, f"{name} runs {first.text[:100]}")
+        return
+    else:
+        return
+    lost = destruction.valuable(target.text, target.labels)
+    if lost is not None:
+        _fact(state, DESTROYS_DATA, node, f"{name} deletes {lost}: {(target.text or '?')[:100]}")
+
+
+def _git_command(node: ast.Call, args: list[Value], state: _State) -> None:
+    """``subprocess.run(["git", "push", "-f", …])``: the words of a git command, when known."""
+    command = args[0] if args else UNKNOWN
+    if command.items is not None:
+        words = [item.text for item in command.items]
+    elif command.text is not None:
+        words = list(command.text.split())
+    else:
+        return
+    if words and words[0] == "git" and all(w is not None for w in words):
+        state.git.append(([w for w in words[1:] if w is not None], node))
+
+
+_FIELD = re.compile(r"\{(\d*)\}")
+
+
+def _formatted(template: Value, args: list[Value]) -> Value:
+    """``"{}://{}".format(a, b)`` and ``"%s/%s" % (a, b)`` with the arguments' known texts put
+    in their places (positional fields only; an unknown argument stays ``{}``)."""
+    labels = template.labels | _merge(args).labels
+    hosts = template.hosts + _merge(args).hosts
+    position = iter(range(len(args)))
+
+    def place(match: re.Match[str]) -> str:
+        index = int(match.group(1)) if match.group(1) else next(position, len(args))
+        value = args[index] if index < len(args) else UNKNOWN
+        return value.text if value.text is not None else "{}"
+
+    text = _FIELD.sub(place, template.text or "")[:MAX_TEXT]
+    host = sensitive.host_of(text)
+    return Value(text, labels, hosts=hosts + ((host,) if host else ()))

@@ -13,7 +13,10 @@ then read for what it does with its operands:
   ``scp``, ``rsync`` to a remote, DNS lookups) — fed by a pipe, a captured variable or a file
   written from a source;
 * *execution*: an interpreter fed by a pipe, ``eval``/``sh -c`` of a captured value, ``bash
-  <(…)``, ``source`` of a downloaded file. ``python -c "…"`` is read as Python.
+  <(…)``, ``source`` of a downloaded file. ``python -c "…"`` is read as Python;
+* *destruction* (``destruction``): ``rm -r`` or ``find … -delete`` of the home folder, ``.git``,
+  backups or a place outside the skill; SQL that drops schemas; git commands that together throw
+  history away. ``printf '\x68…'`` is folded like any other decoder.
 
 The walk is linear in the script and bounded (MAX_NODES).
 """
@@ -25,10 +28,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from grading.programs import destruction, sensitive
 from grading.programs import python as python_programs
-from grading.programs import sensitive
 from grading.programs.facts import (
     DECODED_EXEC,
+    DECODED_STRING,
+    DESTROYS_DATA,
     FETCH_EXEC,
     NETWORK_SEND,
     SECRET_FLOW,
@@ -82,6 +87,8 @@ class _State:
     nodes: int = 0
     fetched_from: list[str] = field(default_factory=list)
     """Hosts downloads came from (an execution of downloaded text names them)."""
+    git: list[tuple[list[str], Any]] = field(default_factory=list)
+    """The git commands of the script (their words after ``git``), for ``destruction``."""
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -110,6 +117,9 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
     state = _State(data, base, offsets)
     tree = _parser().parse(data)
     _walk(tree.root_node, state)
+    lost = destruction.destroys_history([words for words, _ in state.git])
+    if lost is not None:
+        state.fact(DESTROYS_DATA, state.git[0][1], f"git: {lost}")
     return state.facts
 
 
@@ -119,7 +129,8 @@ def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
 
 
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
-          "python", "dig ", "nslookup", "iex", "source", "<(")  # fmt: skip
+          "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
+          "reflog", "push", "DROP ", "drop ", "dropdb", "printf")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -175,6 +186,9 @@ def _word(node: Any, state: _State) -> _Value:
             return _Value("~")
         return state.env.get(name, _Value(None))
     if kind in ("command_substitution", "process_substitution"):
+        printed = _printed(node, state)
+        if printed is not None:
+            return printed
         labels = _substitution(node, state)
         return _Value(None, labels)
     return _Value(None)
@@ -233,6 +247,7 @@ def _command_labels(
         if index + 1 < len(texts) and texts[index + 1]:
             for fact in python_programs.analyse(texts[index + 1], 0):
                 state.fact(fact.kind, node, f"python -c: {fact.detail}", fact.hosts)
+    _destroys(name, texts, node, state)
     from_files = frozenset(_file_labels(texts, state))
     _sink(name, texts, frozenset(carried) | from_files, node, state)
     _execute(name, texts, frozenset(carried) | from_files, node, state)
@@ -347,3 +362,60 @@ def _written(name: str, texts: list[str], node: Any, state: _State) -> str | Non
     if name in ("cp", "mv") and len(texts) >= 2:
         return texts[-1]
     return None
+
+
+_DATABASE_CLIENTS = frozenset({"psql", "mysql", "sqlite3", "mariadb", "cockroach", "clickhouse"})
+
+
+def _destroys(name: str, texts: list[str], node: Any, state: _State) -> None:
+    """``rm -r`` / ``find -delete`` of the user's data, SQL that drops schemas, git history."""
+    if name == "git":
+        state.git.append(([t for t in texts if t], node))
+        return
+    if name == "dropdb" or (
+        name in _DATABASE_CLIENTS and any(destruction.SQL_DESTRUCTION.search(t) for t in texts if t)
+    ):
+        state.fact(DESTROYS_DATA, node, f"{name} drops a schema or a database")
+        return
+    lost: str | None = None
+    operands = [t for t in texts if t and not t.startswith("-")]
+    if name == "rm" and any(_recursive(t) for t in texts):
+        lost = next((why for t in operands if (why := destruction.valuable(t))), None)
+    elif name == "find" and (
+        "-delete" in texts or ("-exec" in texts and any(t in ("rm", "shred") for t in texts))
+    ):
+        start = operands[0] if operands else ""
+        names = [
+            texts[i + 1].strip("*")
+            for i, t in enumerate(texts[:-1])
+            if t in ("-name", "-iname", "-path") and texts[i + 1].strip("*")
+        ]
+        lost = destruction.valuable(start) or next(
+            (why for n in names if (why := destruction.valuable("x/" + n))), None
+        )
+    if lost is not None:
+        state.fact(DESTROYS_DATA, node, f"{name} deletes {lost}")
+
+
+def _recursive(flag: str) -> bool:
+    if flag.startswith("--"):
+        return flag == "--recursive"
+    return flag.startswith("-") and ("r" in flag or "R" in flag)
+
+
+def _printed(node: Any, state: _State) -> _Value | None:
+    """``$(printf '\\x68\\x74…')``: the text printf spells from escapes, a decoder's output."""
+    commands = [c for c in node.children if c.type == "command"]
+    if len(commands) != 1:
+        return None
+    name, args, _ = _command_parts(commands[0], state)
+    if name != "printf" or len(args) != 1 or args[0].text is None or "\\" not in args[0].text:
+        return None
+    try:
+        text = args[0].text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return None
+    meaning = sensitive.meaningful(text)
+    if meaning:
+        state.fact(DECODED_STRING, node, f"printf decodes to {meaning}: {text[:120]}")
+    return _Value(text, frozenset({DECODED}))

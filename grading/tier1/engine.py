@@ -74,6 +74,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         declared_rules=declared_privileges(manifest.declared_text),
         declared=declared_names(manifest.name, manifest.description, manifest.urls),
         purpose=manifest.declared_text,
+        texts=texts,
         shipped=frozenset(path.rsplit("/", 1)[-1] for path in files),
     )
     for path, text in texts.items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add
@@ -19,6 +19,7 @@ from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
 from grading.programs import facts
 from grading.programs import javascript as javascript_programs
+from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
 from grading.tier1 import decoding, names
@@ -155,6 +156,8 @@ class ScanContext:
     purpose: str = ""
     """The skill's name and description: what it says it is for (``bundle.applied`` weighs a
     change against it)."""
+    texts: Mapping[str, str] = field(default_factory=dict)
+    """The bundle's readable files, to read what the instructions say of a program they run."""
     graph: InstructionGraph | None = None
     """Which files the agent obeys (``grading.bundle.graph``); None reads every Markdown file
     other than the manifest as documentation."""
@@ -217,6 +220,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
         _analyse_data_commands(file, context)
     if not is_markdown(path) and (file.role == "shipped" or (obeyed and graph.is_data(path))):
         _read_payment_fields(file, context)
+        if _applied(path, context):
+            _read_applied_file(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
     _check_installs(file, context)
@@ -561,6 +566,46 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
+_TEMPLATE_FOLDER = re.compile(
+    r"(?i)(?:^|/)(?:templates?|snippets?|boilerplates?|scaffold\w*|skeletons?|preludes?|patch(?:es)?)/"
+)
+_APPLYING = frozenset({"write", "change"})
+"""Lexicon classes whose verbs, where the instructions point at a file, make it code to apply."""
+
+
+def _applied(path: str, context: ScanContext) -> bool:
+    """A file the agent puts into the user's project (a template, a snippet, a file the
+    instructions tell it to write or add) rather than one it runs or reads."""
+    if graph.is_test(path) or context.graph is None or context.graph.role(path) != graph.EXECUTED:
+        return False
+    if _TEMPLATE_FOLDER.search(path):
+        return True
+    return bool(lexicon.present(_introductions(path, context).lower()) & _APPLYING)
+
+
+def _read_applied_file(file: _File, context: ScanContext) -> None:
+    """A file the agent applies, read like a code block it is told to use (``bundle.applied``):
+    a check made to accept anyone, or data destroyed, weighed against what the skill says of it."""
+    text = file.normalised.text
+    said = " ".join((context.purpose, _introductions(file.path, context)))
+    for found in applied.read_code(text, 0, len(text), said):
+        if found.kind == "redirect-payment":
+            continue  # read for every shipped program (``_read_payment_fields``)
+        line, column = file.locate(found.start)
+        snippet = visible(_window(file.original_line(line), column))
+        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
+        label = file.spans.label(found.start, "code")
+        context.collector.add(
+            rule,
+            file.path,
+            line,
+            column,
+            snippet,
+            f"({found.detail}; applied by the agent)",
+            span=label,
+        )
+
+
 def _read_payment_fields(file: _File, context: ScanContext) -> None:
     """A shipped program, or a data file the agent applies, that fixes where money goes
     (``bundle.applied``): a payout, settlement or recipient field set to a literal address is a
@@ -620,9 +665,25 @@ _PROGRAM_RULES = {
     facts.SECRET_READ: "program.secret-read",
     facts.NETWORK_SEND: "program.network-send",
     facts.EXEC_DYNAMIC: "program.exec-dynamic",
+    facts.DESTROYS_DATA: "program.destroy-user-data",
 }
 _HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.FETCH_EXEC})
 _PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})
+
+
+def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
+    """The rule of a fact. A destruction of the user's data is a capability a person decides
+    on, unless what the skill says of the program — its description, the instructions that run
+    it — calls it upkeep (a clean-up of regenerable cache, a repair, a read-only check) with no
+    consent of the user: then the stated purpose contradicts the act (``bundle.applied``)."""
+    if fact.kind == facts.DESTROYS_DATA:
+        said = " ".join((context.purpose, _introductions(file.path, context)))
+        return "program.destroy-pretext" if applied.pretext(said) else "program.destroy-user-data"
+    return _PROGRAM_RULES[fact.kind]
+
+
+def _introductions(path: str, context: ScanContext) -> str:
+    return context.graph.introductions(context.texts, path) if context.graph else ""
 
 
 def _official_installer(file: _File, line: int, context: ScanContext) -> bool:
@@ -646,17 +707,27 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
         regions = view.regions() if view.spans else ((0, len(view.text)),)
         if view.kind == "python":
             found = python_programs.blocks(view.text, regions)
+        elif view.kind == "shell" and file.path.lower().endswith(".ps1"):
+            found = powershell_programs.blocks(view.text, regions)
         elif view.kind == "shell":
             found = shell_programs.blocks(view.text, regions)
         else:
             found = javascript_programs.blocks(view.text, regions, file.path)
         for fact in found:
-            rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+            if fact.kind == facts.DESTROYS_DATA and is_markdown(file.path):
+                continue  # code blocks of instructions are read by ``bundle.applied``
+            rule = context.catalogue.rule(_program_rule(fact, file, context))
             if context.collector.settled(rule, file.path, file.line_of(fact.offset)):
                 continue
             line, column = file.locate(fact.offset)
             snippet = visible(_window(file.original_line(line), column))
             label = file.spans.label(fact.offset, view.kind)
+            if (
+                rule.id == "program.destroy-user-data"
+                and label == SHIPPED_CODE
+                and applied.consent(_introductions(file.path, context))
+            ):
+                label = CONSENTED  # the instructions that run it wait for the user's consent
             if label in _HOST_CHECKED and (
                 (
                     fact.kind in _HOSTED_FACTS

@@ -9,6 +9,7 @@ import json
 import stat
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
@@ -172,7 +173,7 @@ def test_following_resumes_after_the_last_event_and_ends_with_the_deciding_lines
 
 
 def test_two_rules_that_read_the_same_line_are_one_place_to_fix():
-    def finding(rule: str, line: int, message: str, fix: str) -> dict[str, object]:
+    def finding(rule: str, line: int, message: str, fix: str) -> dict[str, Any]:
         return {
             "rule": rule,
             "severity": "critical",
@@ -183,7 +184,7 @@ def test_two_rules_that_read_the_same_line_are_one_place_to_fix():
             "fix": fix,
         }
 
-    deciding = [
+    deciding: list[dict[str, Any]] = [
         finding("exec.pipe-to-shell", 10, "pipes a download into a shell", "ship the script"),
         finding("program.fetch-exec", 10, "runs code it downloads", "ship the script"),
         finding("exec.pipe-to-shell", 12, "pipes a download into a shell", "ship the script"),

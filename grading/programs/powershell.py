@@ -1,0 +1,285 @@
+"""PowerShell scripts read for the same facts as the other languages, without a syntax tree.
+
+A script is read statement by statement (lines, and ``;`` outside quotes), not as a syntax tree
+(``tree-sitter-powershell`` would give one; not adopted yet), with a small folder of the common
+ways a value is written: quoted strings with ``$env:USERPROFILE``/``$HOME`` and earlier variables
+interpolated, ``+`` concatenation, ``Join-Path``, ``-join [char[]](104, 116, …)``, ``[char]104 +
+[char]116``, ``-join ('a', 'b')``, ``-join $s[-1..-99]`` and ``[array]::Reverse($a)`` (reversal),
+``[Convert]::FromBase64String`` and ``[Text.Encoding]::…GetString`` (base64). Variables carry
+labels as in the Python reading:
+
+* a *source*: ``Get-Content`` (``gc``, ``cat``, ``type``) of a credential store, ``git credential
+  fill``, ``cmdkey /list``, ``Get-StoredCredential``, ``vaultcmd``, the whole environment;
+* a *fetch*: ``Invoke-WebRequest``/``iwr``, ``Invoke-RestMethod``/``irm`` without a body,
+  ``DownloadString``/``DownloadFile``;
+* *execution*: ``Invoke-Expression``/``iex``, ``[scriptblock]::Create``, ``& (…)``;
+* a *sink*: the same web cmdlets with ``-Body``/``-InFile``/``-Method Post|Put``,
+  ``UploadString``/``UploadData``/``UploadFile``.
+
+Bounded: at most MAX_STATEMENTS statements, folded strings capped at MAX_TEXT.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from grading.programs import sensitive
+from grading.programs.facts import (
+    DECODED_EXEC,
+    DECODED_STRING,
+    FETCH_EXEC,
+    NETWORK_SEND,
+    SECRET_FLOW,
+    SECRET_READ,
+    Fact,
+)
+
+MAX_STATEMENTS = 5000
+MAX_TEXT = 4096
+SECRET, FETCHED, DECODED = "secret", "fetched", "decoded"
+
+
+@dataclass
+class _Value:
+    text: str | None = None
+    labels: frozenset[str] = frozenset()
+    items: tuple[str, ...] | None = None
+
+
+@dataclass
+class _State:
+    env: dict[str, _Value] = field(default_factory=dict)
+    facts: list[Fact] = field(default_factory=list)
+    seen: set[tuple[str, int]] = field(default_factory=set)
+
+    def fact(self, kind: str, offset: int, detail: str, hosts: tuple[str, ...] = ()) -> None:
+        if (kind, offset) not in self.seen:
+            self.seen.add((kind, offset))
+            self.facts.append(Fact(kind, offset, detail[:200], hosts))
+
+
+_WORDS = ("iex", "invoke-", "iwr", "irm", "download", "upload", "credential", "cmdkey",
+          "get-content", "[char", "-join", "frombase64", "scriptblock", "vaultcmd")  # fmt: skip
+
+
+def analyse(text: str, base: int = 0) -> list[Fact]:
+    """The facts of the PowerShell script ``text`` (offsets shifted by ``base``)."""
+    lowered = text.lower()
+    if not any(word in lowered for word in _WORDS):
+        return []
+    state = _State()
+    for index, (offset, statement) in enumerate(_statements(text)):
+        if index >= MAX_STATEMENTS:
+            break
+        _statement(statement, base + offset, state)
+    return state.facts
+
+
+def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
+    for start, end in regions:
+        yield from analyse(text[start:end], start)
+
+
+def _statements(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, statement): lines split at ``;`` outside quotes, comments dropped."""
+    offset = 0
+    for line in text.split("\n"):
+        start, quote = 0, ""
+        for position, char in enumerate(line):
+            if quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"":
+                quote = char
+            elif char == "#":
+                break
+            elif char == ";":
+                yield offset + start, line[start:position]
+                start = position + 1
+        else:
+            position = len(line)
+        yield offset + start, line[start:position]
+        offset += len(line) + 1
+
+
+_ASSIGN = re.compile(r"^\s*\$([\w:.]+)\s*(?:\+)?=\s*(.+)$")
+_VARIABLE = re.compile(r"\$(?:env:)?(\w+)")
+_STRING = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_CHAR_ARRAY = re.compile(r"(?i)\[char\[\]\]\s*\(?\s*([\d\s,]+)\)?")
+_CHARS = re.compile(r"(?i)\[char\]\s*(\d+)")
+_REVERSED = re.compile(r"(?i)-join\s*\(?\s*\$(\w+)\s*\[\s*-1\s*\.\.\s*-\s*\d+\s*\]")
+_ARRAY_REVERSE = re.compile(r"(?i)\[array\]::reverse\(\s*\$(\w+)\s*\)")
+_BASE64 = re.compile(r"(?i)frombase64string\(\s*(?:'([^']*)'|\"([^\"]*)\"|\$(\w+))\s*\)")
+_JOIN_PATH = re.compile(r"(?i)join-path\s+(\S+)\s+(\S+)")
+_FETCH = re.compile(
+    r"(?i)\b(?:invoke-webrequest|iwr|invoke-restmethod|irm|curl|wget)\b|\.download(?:string|data|file)\("
+)
+_SEND = re.compile(r"(?i)-(?:body|infile)\b|-method\s+['\"]?(?:post|put|patch)\b|\.upload\w*\(")
+_EXEC = re.compile(
+    r"(?i)\b(?:invoke-expression|iex)\b|\[scriptblock\]::create\(|^\s*[&.]\s*\(|\|\s*&\s*\{?"
+)
+_SECRET_COMMAND = re.compile(
+    r"(?i)\bgit\s+credential\s+fill\b|\bcmdkey\s+/list\b|\bget-storedcredential\b|\bvaultcmd\b"
+    r"|\bget-childitem\s+env:|\bdir\s+env:|\[environment\]::getenvironmentvariables\("
+)
+_READ = re.compile(r"(?i)\b(?:get-content|gc|cat|type|copy-item|compress-archive)\b")
+
+
+def _statement(statement: str, offset: int, state: _State) -> None:
+    assigned = _ASSIGN.match(statement)
+    expression = assigned.group(2) if assigned else statement
+    value = _expression(expression, offset, state)
+    reversal = _ARRAY_REVERSE.search(statement)
+    if reversal:
+        name = reversal.group(1).lower()
+        held = state.env.get(name)
+        if held is not None and held.items is not None:
+            items = tuple(reversed(held.items))
+            state.env[name] = _Value(None, held.labels | {DECODED}, items)
+    carried = value.labels
+    hosts = _hosts(value, statement, state)
+    if _FETCH.search(statement) and _SEND.search(statement):
+        state.fact(NETWORK_SEND, offset, "a web request with a body", hosts)
+        if SECRET in carried:
+            state.fact(SECRET_FLOW, offset, "a secret store reaches a web request", hosts)
+        value = _Value(None, frozenset({FETCHED}))
+    elif _FETCH.search(statement):
+        value = _Value(None, value.labels | {FETCHED})
+    if _EXEC.search(statement):
+        if FETCHED in value.labels:
+            state.fact(FETCH_EXEC, offset, "runs text fetched from the network", hosts)
+        elif DECODED in value.labels:
+            state.fact(DECODED_EXEC, offset, "runs text produced by a decoder")
+    if assigned:
+        target = assigned.group(1).lower().split(".", 1)[0]
+        if "." in assigned.group(1) or "+=" in statement.split("=", 1)[0] + "=":
+            held = state.env.get(target, _Value())
+            value = _Value(None, held.labels | value.labels)
+        state.env[target] = value
+
+
+def _expression(expression: str, offset: int, state: _State) -> _Value:
+    """The value of an expression: its folded text where known, and the labels it carries."""
+    labels: set[str] = set()
+    for name in _VARIABLE.findall(expression):
+        labels |= state.env.get(name.lower(), _Value()).labels
+    if _SECRET_COMMAND.search(expression):
+        state.fact(SECRET_READ, offset, "reads a credential store")
+        labels.add(SECRET)
+    text = _fold(expression, state, labels)
+    if _READ.search(expression) and text is not None and sensitive.is_sensitive_path(text):
+        state.fact(SECRET_READ, offset, f"reads {text[:120]}")
+        labels.add(SECRET)
+    if DECODED in labels and text:
+        meaning = sensitive.meaningful(text)
+        if meaning:
+            state.fact(DECODED_STRING, offset, f"decodes to {meaning}: {text[:120]}")
+    items = _items(expression)
+    return _Value(text, frozenset(labels), items)
+
+
+def _fold(expression: str, state: _State, labels: set[str]) -> str | None:
+    codes = _CHAR_ARRAY.search(expression)
+    if codes:
+        labels.add(DECODED)
+        return _spell(codes.group(1).split(","))
+    chars = _CHARS.findall(expression)
+    if len(chars) >= 3:
+        labels.add(DECODED)
+        return _spell(chars)
+    reversed_name = _REVERSED.search(expression)
+    if reversed_name:
+        held = state.env.get(reversed_name.group(1).lower())
+        if held is not None and held.text is not None:
+            labels.add(DECODED)
+            return held.text[::-1]
+    if re.search(r"(?i)-join\s*\(?\s*\$(\w+)\s*\)?\s*$", expression):
+        name = re.search(r"\$(\w+)", expression.split("-join", 1)[-1])
+        held = state.env.get(name.group(1).lower()) if name else None
+        if held is not None and held.items is not None:
+            labels |= held.labels
+            return "".join(held.items)[:MAX_TEXT]
+    encoded = _BASE64.search(expression)
+    if encoded:
+        labels.add(DECODED)
+        source = encoded.group(1) or encoded.group(2)
+        if source is None and encoded.group(3):
+            source = state.env.get(encoded.group(3).lower(), _Value()).text
+        return _b64(source)
+    joined = _JOIN_PATH.search(expression)
+    if joined:
+        parts = [_word(part, state) for part in joined.groups()]
+        if all(p is not None for p in parts):
+            return "/".join(p or "" for p in parts).replace("\\", "/")
+    items = _items(expression)
+    if items is not None and re.search(r"(?i)^\s*-join\b", expression):
+        return "".join(items)[:MAX_TEXT]
+    pieces = [p.strip() for p in expression.split("+")]
+    words = [_word(p, state) for p in pieces]
+    if all(w is not None for w in words):
+        return "".join(w or "" for w in words)[:MAX_TEXT]
+    return None
+
+
+def _word(piece: str, state: _State) -> str | None:
+    piece = piece.strip().strip("()")
+    if len(piece) >= 2 and piece[0] == piece[-1] and piece[0] in "'\"":
+        inner = piece[1:-1]
+        if piece[0] == '"':
+            inner = _VARIABLE.sub(lambda m: _interpolated(m.group(0), m.group(1), state), inner)
+        return inner.replace("\\", "/")
+    variable = _VARIABLE.fullmatch(piece)
+    if variable:
+        held = _interpolated(piece, variable.group(1), state)
+        return None if held == piece else held
+    return None
+
+
+def _interpolated(whole: str, name: str, state: _State) -> str:
+    if name.lower() in ("home", "userprofile"):
+        return "~"
+    if name.lower() in ("appdata", "localappdata"):
+        return "~/AppData"
+    held = state.env.get(name.lower())
+    return held.text if held is not None and held.text is not None else whole
+
+
+def _items(expression: str) -> tuple[str, ...] | None:
+    """The strings of a literal list ``('a', 'b', …)`` or ``@('a', 'b')``."""
+    stripped = expression.strip()
+    if stripped.lower().startswith("-join"):
+        stripped = stripped[5:].strip()
+    if not (stripped.startswith(("(", "@(")) and stripped.endswith(")")):
+        return None
+    found = [a if a else b for a, b in _STRING.findall(stripped)]
+    return tuple(found) if len(found) >= 3 else None
+
+
+def _spell(codes: list[str]) -> str | None:
+    try:
+        return "".join(chr(int(c)) for c in codes if c.strip())[:MAX_TEXT]
+    except (ValueError, OverflowError):
+        return None
+
+
+def _b64(text: str | None) -> str | None:
+    if text is None:
+        return None
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4)).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _hosts(value: _Value, statement: str, state: _State) -> tuple[str, ...]:
+    texts = [value.text or "", statement]
+    for name in _VARIABLE.findall(statement):
+        held = state.env.get(name.lower())
+        if held is not None and held.text:
+            texts.append(held.text)
+        if held is not None and held.items:
+            texts.append("".join(held.items))
+    return tuple(dict.fromkeys(h for t in texts if (h := sensitive.host_of(t))))
