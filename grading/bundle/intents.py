@@ -326,7 +326,7 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
 
 
 _HELPERS = ("addressee", "hardening", "secrecy_manner", "secrecy", "user_data_target", "send",
-            "destroy", "fetch", "history_rewrite", "write", "change")  # fmt: skip
+            "destroy", "fetch", "history_rewrite", "write", "change", "wording")  # fmt: skip
 """Classes an intent reads besides its combination (who is addressed, whether a check is
 tightened, which verbs a manner word qualifies)."""
 
@@ -362,7 +362,8 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
         secrecy = [
             hit
             for hit in _hits("secrecy", unit)
-            if _SELF_NEGATED.match(words[hit[0] : hit[1]]) or not _negated(unit, hit[0])
+            if (_SELF_NEGATED.match(words[hit[0] : hit[1]]) or not _negated(unit, hit[0]))
+            and (acting or not _withholds_no_act(unit, hit))
         ]
     if not secrecy and "secrecy_manner" in present:
         actions = [hit for name in _ACTIONS if name in present for hit in _live(name, unit)]
@@ -386,6 +387,52 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
             )
         )
     yield from found
+
+
+_WITHHELD_ACTS = ("send", "collect", "destroy", "fetch", "run", "change", "history_rewrite")
+_WITHHELD_OBJECTS = (*_SENSITIVE, "agent_config", "user_data_target", "payment_target")
+_AGENT_ACT = re.compile(
+    r"(?i)\b(?:you|your|yourself|we|our|it|this|that|these|those|what|how|why|step|steps|action"
+    r"|deletion|removal|wipe|upload|download|transfer|export|copy|copies|install\w*|purchase"
+    r"|payment|charge|commit|push|change|changes|edit|edits|backups?|files?|folders?)\b"
+)
+"""Words of a sentence that name the agent's own doing or what it acts on."""
+_TOLD_ANOTHER_AGENT = re.compile(
+    r"(?i)^\W{0,3}(?:it|the\s+(?:sub-?agent|agent|model|grader|judge|evaluator|comparator|llm)s?)\b"
+)
+_TOLD_ADVICE = re.compile(
+    r"(?i)^\W{0,3}(?:them|him|her|the\s+(?:user|customer|client)s?)\s+(?:that\s+)?"
+    r"(?:they|he|she|the\s+(?:user|customer|client)s?)\s+(?:must|should|need\s+to|have\s+to|has\s+to"
+    r"|are\s+required\s+to|is\s+required\s+to|ought\s+to)\b"
+)
+
+
+def _sentence_around(unit: _Unit, start: int, end: int) -> tuple[int, int]:
+    cuts = [m.end() for m in _SENTENCE_CUT.finditer(unit.text, 0, start)]
+    after = _SENTENCE_CUT.search(unit.text, end)
+    return (cuts[-1] if cuts else 0), (after.start() if after else len(unit.text))
+
+
+def _withholds_no_act(unit: _Unit, hit: tuple[int, int]) -> bool:
+    """What a "don't tell / don't mention" keeps back is not something the agent does: the
+    words it uses with the user (a style rule — "plain language; don't mention YAML, MCP
+    servers or placeholders"), advice it must not give ("don't tell them they must
+    register"), or which output is which, kept from another agent that grades them blind.
+    Only read where the unit asks for no other act (the caller's ``acting``); a sentence that
+    names an act, a sensitive object, a path, a host or the agent's own doing ("that you…",
+    "this step", "it") still withholds something."""
+    start, end = hit
+    told = unit.original[end : end + 80]
+    if _TOLD_ANOTHER_AGENT.match(told) or _TOLD_ADVICE.match(told):
+        return True
+    if not _hits("wording", unit):
+        return False
+    low, high = _sentence_around(unit, start, end)
+    sentence = unit.text[low:start] + " " + unit.text[end:high]
+    if _AGENT_ACT.search(sentence) or _NEUTRAL_CUES.search(sentence) or _BARE_HOST.search(sentence):
+        return False
+    named = (*_WITHHELD_ACTS, *_WITHHELD_OBJECTS)
+    return not any(lexicon.hits(name, sentence, unit.languages) for name in named)
 
 
 def _pretext(unit: _Unit) -> bool:
