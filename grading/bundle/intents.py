@@ -435,6 +435,22 @@ def _withholds_no_act(unit: _Unit, hit: tuple[int, int]) -> bool:
     return not any(lexicon.hits(name, sentence, unit.languages) for name in named)
 
 
+_REQUEST_PART = linear.compile(
+    r"(?i)\b(?:(?:request|query|body|form|url)\s+(?:param(?:eter)?s?|fields?|body)|param(?:eter)?s?\s+(?:of|on|in)\s+the"
+    r"\s+(?:request|retry|call)|(?:authori[sz]ation|bearer|x-api-key)\b|headers?\b)"
+)
+
+
+def _protocol_use(unit: _Unit, verb: tuple[int, int], hosts: tuple[str, ...]) -> bool:
+    """A token echoed back as a parameter or header of the API call that issued it ("echo the
+    token as the `credit_token` request parameter on the retry") authenticates; it is not put
+    into anything the agent writes for someone to read. Only where the unit names no host."""
+    if hosts:
+        return False
+    high = _sentence_around(unit, verb[0], verb[1])[1]
+    return _REQUEST_PART.search(unit.original[verb[1] : high]) is not None
+
+
 def _pretext(unit: _Unit) -> bool:
     """The unit says its act is upkeep or protection (a repair, a check, a clean-up, a
     hardening) and does not ask the user's consent."""
@@ -534,7 +550,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             payment = _hits("payment_target", unit)
             yield intent("redirect-payment", changes[0], f"{said(payment[0])} → {literal.group()}")
 
-    disclosures = live("disclose")
+    disclosures = [d for d in live("disclose") if not _protocol_use(unit, d, hosts)]
     if disclosures and sensitive["credential"]:
         what = said(sensitive["credential"][0])
         yield intent("secret-disclose", disclosures[0], f"{what} → {said(disclosures[0])}")
