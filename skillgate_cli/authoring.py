@@ -155,13 +155,12 @@ def conclude(detail: dict[str, Any], registry: Registry, printer: Printer) -> Ex
         )
     else:
         printer.say(f"state: {shown(state)} (on its way)")
-    deciding = detail.get("deciding") or []
+    deciding = [reason for reason in detail.get("deciding") or [] if isinstance(reason, dict)]
     if deciding:
         printer.say("what decided it:")
-    for reason in deciding:
-        if isinstance(reason, dict):
-            for line in reason_lines(reason):
-                printer.say(line)
+    for group in same_line_groups(deciding):
+        for line in reason_lines(group):
+            printer.say(line)
     for line in appeal_lines(detail, outcome):
         printer.say(line)
     printer.say(f"details: {registry.url}/account/submissions/{shown(detail.get('id'))}/")
@@ -193,19 +192,35 @@ def appeal_lines(detail: dict[str, Any], outcome: dict[str, Any]) -> list[str]:
     return []
 
 
-def reason_lines(reason: dict[str, Any]) -> list[str]:
-    """One deciding finding: the rule and where, the line itself, what is wrong, the fix."""
+def same_line_groups(reasons: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The deciding reasons grouped by the line they point at, in order of first mention: two
+    rules that read the same line are one place for the author to fix, shown once."""
+    groups: dict[object, list[dict[str, Any]]] = {}
+    for index, reason in enumerate(reasons):
+        place = (
+            (reason["file"], reason["line"]) if reason.get("file") and reason.get("line") else index
+        )
+        groups.setdefault(place, []).append(reason)
+    return list(groups.values())
+
+
+def reason_lines(group: list[dict[str, Any]]) -> list[str]:
+    """The findings on one line: the rules and where, the line itself, what is wrong, the fix
+    (each said once)."""
+    first = group[0]
     where = ""
-    if reason.get("file"):
-        where = f" at {reason['file']}" + (f":{reason['line']}" if reason.get("line") else "")
-    severity = f" ({reason['severity']})" if reason.get("severity") else ""
-    lines = [f"  - {shown(reason.get('rule'))}{shown(where)}{shown(severity)}"]
-    if reason.get("line_text"):
-        number = str(reason.get("line") or "")
-        lines.append(f"      {number:>4} | {shown(reason['line_text'])}")
-    lines.append(f"    {shown(reason.get('message'))}")
-    if reason.get("fix"):
-        lines.append(f"    fix: {shown(reason['fix'])}")
+    if first.get("file"):
+        where = f" at {first['file']}" + (f":{first['line']}" if first.get("line") else "")
+    rules = ", ".join(dict.fromkeys(str(reason.get("rule")) for reason in group))
+    severity = f" ({first['severity']})" if first.get("severity") else ""
+    lines = [f"  - {shown(rules)}{shown(where)}{shown(severity)}"]
+    if first.get("line_text"):
+        number = str(first.get("line") or "")
+        lines.append(f"      {number:>4} | {shown(first['line_text'])}")
+    for text in dict.fromkeys(str(reason.get("message")) for reason in group):
+        lines.append(f"    {shown(text)}")
+    for fix in dict.fromkeys(str(reason["fix"]) for reason in group if reason.get("fix")):
+        lines.append(f"    fix: {shown(fix)}")
     return lines
 
 
