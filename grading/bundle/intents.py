@@ -451,6 +451,20 @@ def _protocol_use(unit: _Unit, verb: tuple[int, int], hosts: tuple[str, ...]) ->
     return _REQUEST_PART.search(unit.original[verb[1] : high]) is not None
 
 
+_PARTICIPLE = re.compile(r"[a-z]{3,}ed$")
+
+
+def _state_of(unit: _Unit, verb: tuple[int, int], objects: list[tuple[int, int]]) -> bool:
+    """An English past participle right after the tool configuration it qualifies ("GitHub MCP
+    server configured and authenticated", "project-configured MCP servers") states what the
+    user already has — a prerequisite, not an order to change it."""
+    word = unit.text[verb[0] : verb[1]]
+    if not _PARTICIPLE.search(word):
+        return False
+    before = unit.text[max(0, verb[0] - 2) : verb[0]]
+    return before.endswith("-") or any(0 <= verb[0] - end <= 1 for _, end in objects)
+
+
 def _pretext(unit: _Unit) -> bool:
     """The unit says its act is upkeep or protection (a repair, a check, a clean-up, a
     hardening) and does not ask the user's consent."""
@@ -573,6 +587,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             v
             for v in writes + changes
             if any(_same_sentence(unit, v[0], t[0]) for t in tool_config)
+            and (hosts or not _state_of(unit, v, tool_config))
         ]
         if verbs:
             yield intent("tool-config-change", verbs[0], said(tool_config[0]))
