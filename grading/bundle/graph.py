@@ -303,9 +303,13 @@ def _clause_start(after: str) -> str:
     return after[: end.start()] if end else after
 
 
-_AFTER = re.compile(r"^\W{0,4}(?:exactly|step by step|in order|to the letter)\b")
+_AFTER = re.compile(
+    r"^\W{0,4}(?:exactly|step by step|in order|to the letter"
+    r"|(?:and|then)\s+(?:run|execute|carry\s+out|apply|follow|perform|do)\b)"
+)
 
 
 def _follows_after(after: str) -> bool:
-    """ "carry out the steps in checklist.json *exactly*": the word may come after the name."""
+    """ "carry out the steps in checklist.json *exactly*", "load doctor.toml *and run* each
+    check it lists": the words that make a file instructions may come after its name."""
     return bool(_AFTER.search(after))

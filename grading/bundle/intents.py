@@ -25,6 +25,10 @@ meanings in one unit are *intents*, each of which Tier 1 reports as a finding:
   unsigned tokens (``alg: none``), switch off signature or certificate checks;
 * ``data-url-secret`` / ``data-url`` — a Markdown image or link whose URL is filled in with a
   secret (or with data): rendering it sends the data to the URL's host;
+* ``secret-url`` — a URL anywhere in an obeyed file (prose, code, an HTML tag, a git remote)
+  with a placeholder that names a secret in its host, user part, path or query
+  (``https://x:$GITHUB_TOKEN@host``, ``?k={{API_KEY}}``): whoever requests it sends the secret to
+  the host; to the skill's own declared host it authenticates (``read_secret_urls``);
 * ``unread-language`` — a unit in a language Skillgate does not read that names a sensitive
   object, an outside URL or a safety control: a person must read it.
 
@@ -41,7 +45,7 @@ from dataclasses import dataclass
 from grading import linear
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from grading.programs.sensitive import SECRET_NAME
+from grading.programs.sensitive import SECRET_NAME, SENSITIVE_PATH
 
 
 def sensitive_name(placeholder: str) -> bool:
@@ -106,7 +110,18 @@ _NEUTRAL_CUES = linear.compile(
     r"(?i)~/\.|\.ssh\b|\.aws\b|\.env\b|id_rsa|\.kube|wallet|keychain|cookies|token|passw|secret|"
     r"api[_-]?key|https?://|sudo\b|rm\s+-rf|curl\b|wget\b|chmod\b|\|\s*(?:ba)?sh\b|--no-verify|"
     r"--dangerously|nopasswd|\b[A-Z0-9_]{2,40}_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
+    r"|seed\s?phrase|mnemonic|recovery\s?phrase|private\s?key|\b2fa\b|\botp\b|\biban\b"
 )
+_USER_SECRET_CUE = re.compile(
+    r"(?i)seed\s?phrase|mnemonic|recovery\s?phrase|private\s?key|2fa|otp|iban"
+)
+"""The cues of ``_NEUTRAL_CUES`` that name a secret the user holds (see ``_ANY_NEGATION``)."""
+_ANY_NEGATION = re.compile(
+    r"(?i)\b(?:never|not|non|mai|nooit|niet|nie|nigdy|asla|hiçbir|aldrig|aldri|ikke|inte|ei|"
+    r"koskaan|nikdy|ne|nu|niciodată|soha|ποτέ|μην)\b"
+)
+"""Negations of languages Skillgate does not otherwise read (it, nl, pl, tr, sv, no, da, fi, cs,
+ro, hu, el): closed-class words, few enough to list, that turn a request into a warning."""
 _DATA_URL = linear.compile(
     r"(?i)!?\[[^\]\n]{0,200}\]\((?P<url>https?://[^)\s]{0,300}?"
     r"(?P<placeholder>\{\{?[^}\s]{1,60}\}\}?|\$\{?[A-Za-z_]\w{0,60}\}?|<[A-Za-z_][\w -]{0,40}>)"
@@ -114,6 +129,35 @@ _DATA_URL = linear.compile(
 )
 """A Markdown image or link whose URL is filled in at run time (``{API_KEY}``, ``$TOKEN``,
 ``<summary>``): rendering it sends what is filled in to the URL's host."""
+_SECRET_URL = linear.compile(
+    r"(?i)(?P<lead>\]\(|<)?\b(?:https?|wss?|git|ssh)://(?P<body>[^\s\"'`<>()]{1,600})"
+)
+"""A URL with its body (user part, host, path, query), up to where the text around it resumes."""
+_PLACEHOLDER = linear.compile(
+    r"\{\{?\s*(?P<brace>[A-Za-z_][\w.]{0,60})\s*\}\}?|\$\{?(?P<dollar>[A-Za-z_]\w{0,60})\}?"
+    r"|%(?P<percent>[A-Za-z_]\w{0,60})%"
+)
+"""A value filled in at run time: ``{{API_KEY}}``, ``{token}``, ``$GITHUB_TOKEN``, ``%API_KEY%``."""
+_CREDENTIAL_NAME = re.compile(
+    r"(?i)token|secret|passw(?:or)?d|passphrase|api_?key|access_?key|private_?key|credential"
+    r"|cookie|mnemonic|seed_?phrase|\bpat\b"
+)
+_URL_SECRET = re.compile(
+    _CREDENTIAL_NAME.pattern + r"|transcript|conversation|chat_?history|session_?logs?|memory"
+    r"|tool_?output|clipboard|shell_?history",
+    re.IGNORECASE,
+)
+"""Names of values that must not travel in a URL: secrets, and what the agent saw (the
+conversation, its logs, its memory, tool output)."""
+_IDENTIFIER = re.compile(r"(?i)(?:_|\b)(?:id|ids|url|uri|name|type|count|expir\w*|len\w*)$")
+"""``{CHECKOUT_SESSION_ID}``, ``$TOKEN_URL``: a value about a secret, not the secret."""
+_USERS_OWN_HOST = re.compile(
+    r"(?:^|\.)(?:example|localhost|yourdomain|your-domain|mydomain|my-domain|yoursite|mysite)\."
+    r"|^(?:your|my)[\w-]*\.|\.(?:example|test|local|localhost|invalid|internal)$"
+    r"|^(?:localhost|127\.|0\.0\.0\.0|\$|\{|<)"
+)
+"""Hosts a document uses for the user's own service (a placeholder, a local address): a secret
+sent there stays with the user."""
 _SENSITIVE = ("credential", "conversation", "financial", "source_code")
 _ACTIONS = ("send", "destroy", "fetch", "history_rewrite")
 _MANNER_REACH = 40
@@ -193,6 +237,29 @@ def _split(text: str, start: int, end: int) -> Iterator[_Unit]:
         piece = text[cursor:stop]
         yield _Unit(cursor, stop, piece.lower(), piece)
         cursor = stop
+
+
+def read_secret_urls(text: str) -> Iterator[Intent]:
+    """``secret-url`` intents of a whole obeyed file, whatever carries the URL: a URL is a
+    request the agent makes or renders, so a secret placed in it travels to its host. A Markdown
+    link or image (``](``) is read by ``read`` with the unit around it."""
+    for match in _SECRET_URL.finditer(text):
+        if match.group("lead") == "](":
+            continue
+        body = match.group("body")
+        host = body.rsplit("@", 1)[-1] if "@" in body.split("/", 1)[0] else body
+        host = host.split("/", 1)[0].split("?", 1)[0].split(":", 1)[0].split(",", 1)[0].lower()
+        if _USERS_OWN_HOST.search(host):
+            continue
+        for placeholder in _PLACEHOLDER.finditer(body):
+            groups = (placeholder.group(g) for g in ("brace", "dollar", "percent"))
+            name = next(filter(None, groups), "")
+            if _URL_SECRET.search(name) and not _IDENTIFIER.search(name):
+                objects = ("credential",) if _CREDENTIAL_NAME.search(name) else ("conversation",)
+                low, high = match.span()
+                detail = match.group()[:120]
+                yield Intent("secret-url", low, high, detail, (host,), "any", objects)
+                break
 
 
 def read(text: str, regions: tuple[tuple[int, int], ...]) -> list[Intent]:
@@ -316,7 +383,8 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
         {"secrecy"}, {"secrecy_manner"}, {"override"}, {"disable_safety"}, {"history_rewrite"},
         {"send", "credential"}, {"send", "conversation"}, {"send", "financial"},
         {"send", "source_code"}, {"destroy", "user_data_target"}, {"fetch", "run"},
-        {"ask_user", "financial"}, {"change", "payment_target"}, {"disclose", "credential"},
+        {"ask_user", "financial"}, {"ask_user", "user_secret"}, {"change", "payment_target"},
+        {"disclose", "credential"},
         {"write", "agent_config"}, {"write", "tool_config"}, {"change", "tool_config"},
         {"security_weakening"}, {"tool_config_command"}, {"security_weakening_config", "write"},
         {"security_weakening_config", "change"},
@@ -465,6 +533,30 @@ def _state_of(unit: _Unit, verb: tuple[int, int], objects: list[tuple[int, int]]
     return before.endswith("-") or any(0 <= verb[0] - end <= 1 for _, end in objects)
 
 
+_STORE_PATH = re.compile(r"[~.]|[\w.-]*/|id_")
+"""A term naming a store by its path (``~/.ssh``, ``.aws/``, ``id_rsa``) rather than a word
+(``api_key``); a project's ``.env`` is the user's own configuration, not a home store."""
+
+
+def _stores(unit: _Unit) -> list[tuple[int, int]]:
+    """Credential and agent stores the unit names by path (``~/.ssh``, ``.aws/credentials``,
+    ``~/.claude``): names that read the same in every language."""
+    only_neutral = frozenset({lexicon.NEUTRAL})
+    neutral = sorted(
+        hit
+        for name in ("credential", "conversation")
+        for hit in lexicon.hits(name, unit.text, only_neutral)
+        if _STORE_PATH.match(unit.text, hit[0], hit[1]) and not unit.text.startswith(".env", hit[0])
+    )
+    if neutral:
+        return neutral
+    return [
+        store.span()
+        for store in SENSITIVE_PATH.finditer(unit.original)
+        if ".env" not in store.group().lower()
+    ][:1]
+
+
 def _pretext(unit: _Unit) -> bool:
     """The unit says its act is upkeep or protection (a repair, a check, a clean-up, a
     hardening) and does not ask the user's consent."""
@@ -554,8 +646,11 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         yield intent("spelled-url", spelled[0].span(), spelled[0].group())
 
     asks = live("ask_user")
-    if asks and sensitive["financial"]:
-        yield intent("ask-secret", asks[0], said(sensitive["financial"][0]))
+    secrets = sensitive["financial"] or found("user_secret")
+    if asks and secrets:
+        asked = [a for a in asks if any(_same_sentence(unit, a[0], s[0]) for s in secrets)]
+        if asked:
+            yield intent("ask-secret", asked[0], said(secrets[0]))
 
     changes = live("change")
     if changes and "payment_target" in present:
@@ -616,4 +711,12 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
 
     cue = _NEUTRAL_CUES.search(unit.original)
     if cue is not None and not unit.readable:
-        yield intent("unread-language", cue.span(), f"{unit.language}: {cue.group()}")
+        stores = _stores(unit)
+        if stores and hosts and not pairs:
+            # a credential store and an outside host in one unit whose verbs we cannot read:
+            # the two are the source and the sink of a send, whatever the words between them
+            yield intent("secret-send", stores[0], f"{said(stores[0])} → {hosts[0]}")
+        if not (_USER_SECRET_CUE.match(cue.group()) and _ANY_NEGATION.search(unit.original)):
+            # "never share your seed phrase" is advice in any language: the one closed-class
+            # word "never" / "not" we can read in the languages whose verbs we cannot
+            yield intent("unread-language", cue.span(), f"{unit.language}: {cue.group()}")

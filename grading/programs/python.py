@@ -749,7 +749,7 @@ def _is_http(name: str, receiver: Value) -> bool:
         any(part in lowered for part in _HTTP_MODULES)
         or bool(receiver.hosts)
         or (lowered.startswith((".", "self.")) and FETCHED in receiver.labels)
-        or lowered in ("urlopen", "urlretrieve")
+        or lowered.rsplit(".", 1)[-1] in ("urlopen", "urlretrieve")  # whatever the module's alias
     )
 
 

@@ -10,6 +10,7 @@ exact without any bookkeeping.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -336,3 +337,24 @@ def data_strings_view(path: str, text: str) -> View:
     else:
         spans = [m.span(1) for m in _JSON_STRING.finditer(text) if m.start(2) < 0]
     return View("prose", _keep_only(text, spans), tuple(spans))
+
+
+_COMMAND_VALUE = linear.compile(
+    r"^\s*(?:sudo\s+)?(?:[\w./-]{0,80}/)?(?:curl|wget|python[23]?|node|deno|bun|bash|sh|zsh|pwsh"
+    r"|powershell|npx|pipx?|pip3|npm|pnpm|yarn|uvx?|git|rm|chmod|nc|ncat|ssh|scp|rsync|eval|iex"
+    r"|perl|ruby|php|docker|kubectl|gh|base64|openssl)\b"
+)
+"""A data value that is a command line: its first word is a program the agent would run."""
+_ESCAPE = re.compile(r"\\(.)")
+
+
+def data_commands(text: str, strings: View) -> Iterator[tuple[int, str]]:
+    """(offset, command) for each string value of a data file that is a command line
+    (``command = "python3 -c …"``, ``"run": "curl … | sh"``), its escapes undone: when the agent
+    carries out a check or a step kept as data, its command runs."""
+    for start, end in strings.regions():
+        value = text[start:end].strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]  # a quoted YAML value
+        if _COMMAND_VALUE.search(value):
+            yield start, _ESCAPE.sub(r"\1", value)

@@ -27,6 +27,7 @@ from grading.tier1.deobfuscate import recover
 from grading.tier1.files import (
     View,
     _keep_only,
+    data_commands,
     data_strings_view,
     fenced_blocks,
     file_kinds,
@@ -217,9 +218,12 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _match_views(file, views, index, context)
     if obeyed:
         _read_intents(file, context)
+        _read_backwards(file, context)
     _follow_flows(file, context)
     _analyse_programs(file, context)
-    if file.role == "shipped" and not is_markdown(path):
+    if obeyed and graph.is_data(path):
+        _analyse_data_commands(file, context)
+    if not is_markdown(path) and (file.role == "shipped" or (obeyed and graph.is_data(path))):
         _read_payment_fields(file, context)
     _undo_disguises(file, context)
     _check_hosts(file, context)
@@ -485,11 +489,19 @@ _INTENT_RULES = {
     "weaken-security": "intent.weaken-security",
     "data-url-secret": "intent.data-url-secret",
     "data-url": "intent.data-url",
+    "secret-url": "intent.secret-url",
     "weaken-pretext": "intent.weaken-pretext",
     "destroy-pretext": "intent.destroy-pretext",
 }
 _HOSTED_INTENTS = frozenset(
-    {"secret-send", "fetch-execute", "agent-config-beacon", "tool-config-change", "data-url"}
+    {
+        "secret-send",
+        "fetch-execute",
+        "agent-config-beacon",
+        "tool-config-change",
+        "data-url",
+        "secret-url",
+    }
 )
 """Intents whose destination or origin may be the skill's own declared host."""
 
@@ -513,7 +525,11 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         return
     text = file.normalised.text
     obeyed = [(s, e) for s, e in sorted(fences) if file.spans.label(s, "code") == INSTRUCTION]
-    found_intents = [*intents.read(text, regions), *applied.read(text, obeyed, context.purpose)]
+    found_intents = [
+        *intents.read(text, regions),
+        *applied.read(text, obeyed, context.purpose),
+        *intents.read_secret_urls(text),
+    ]
     for found in found_intents:
         rule = context.catalogue.rule(_INTENT_RULES[found.kind])
         line, column = file.locate(found.start)
@@ -527,7 +543,7 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             and label in _HOST_CHECKED
             and all(is_first_party(host, context.declared) for host in found.hosts)
         ):
-            if found.kind == "secret-send" and found.objects == ("credential",):
+            if found.kind in ("secret-send", "secret-url") and found.objects == ("credential",):
                 continue  # a credential sent to its own service's host authenticates there
             label = FIRST_PARTY
         elif rule.id in context.declared_rules and label in _HOST_CHECKED:
@@ -561,8 +577,9 @@ def _vendor_connection(found: intents.Intent, line: str, label: str, context: Sc
 
 
 def _read_payment_fields(file: _File, context: ScanContext) -> None:
-    """A shipped program that fixes where money goes (``bundle.applied``): a payout, settlement
-    or recipient field set to a literal address is a swap whatever the skill calls it."""
+    """A shipped program, or a data file the agent applies, that fixes where money goes
+    (``bundle.applied``): a payout, settlement or recipient field set to a literal address is a
+    swap whatever the skill calls it."""
     text = file.normalised.text
     for found in applied.read_code(text, 0, len(text), context.purpose):
         if found.kind != "redirect-payment":
@@ -662,6 +679,74 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
                 label = FIRST_PARTY
             note = f"({fact.detail})"
             context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _analyse_data_commands(file: _File, context: ScanContext) -> None:
+    """The command lines among the values of a data file the agent carries out, their escapes
+    undone, read as the shell commands they become (``files.data_commands``): rules, and the
+    program analysis, reported at the value."""
+    strings = next(v for v in file.views if v.kind == "prose")
+    for offset, command in data_commands(file.normalised.text, strings):
+        if not context.spend(file.path, len(command)):
+            return
+        line, column = file.locate(offset)
+        _rescan(file, command, (line, column), "a command a data file gives the agent", context)
+        label = file.spans.label(offset, "shell")
+        for fact in shell_programs.blocks(command, ((0, len(command)),)):
+            rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+            hosts = fact.hosts if fact.kind in _HOSTED_FACTS else ()
+            first_party = hosts and all(is_first_party(h, context.declared) for h in hosts)
+            span = FIRST_PARTY if first_party and label in _HOST_CHECKED else label
+            note = f"({fact.detail})"
+            context.collector.add(rule, file.path, line, column, command[:160], note, span=span)
+
+
+_BACKWARDS = re.compile(
+    r"//:s?ptth|\b(?:eht|dna|ot|fo|ti|od|ton|ruoy|siht|morf|htiw|rof|taht|resu|dnes)\b"
+)
+"""Words (and the URL scheme) that English written right to left is made of."""
+_FORWARDS = re.compile(
+    r"https?://|\b(?:the|and|to|of|it|do|not|your|this|from|with|for|that|user|send)\b"
+)
+_MAX_BACKWARDS_LINE = 2000
+
+
+def _read_backwards(file: _File, context: ScanContext) -> None:
+    """Lines of obeyed text written backwards (``.resu eht llet ton od …``), read forwards: the
+    rules and the intents run on them, and a hit is reported with
+    ``obfuscation.reversed-instruction`` at the line — turning an instruction around hides it
+    from a person, not from the agent."""
+    text = file.normalised.text
+    lowered = file.lowered or text.lower()
+    if len(_BACKWARDS.findall(lowered[:200_000])) < 3:
+        return
+    offset = 0
+    for line in text.split("\n"):
+        start, offset = offset, offset + len(line) + 1
+        if len(line) > _MAX_BACKWARDS_LINE:
+            continue
+        low = line.lower()
+        backwards = len(_BACKWARDS.findall(low))
+        if backwards < 3 or backwards <= len(_FORWARDS.findall(low)):
+            continue
+        forwards = line[::-1]
+        if not context.spend(file.path, len(forwards) * 4):
+            return
+        where = file.locate(start)
+        origin = "a line written backwards"
+        worst = _rescan(file, forwards, where, origin, context)
+        found = intents.read(forwards, ((0, len(forwards)),))
+        for intent in found:
+            rule = context.catalogue.rule(_INTENT_RULES[intent.kind])
+            note = f"({origin}: {intent.detail})"
+            context.collector.add(
+                rule, file.path, *where, forwards[:160], note, span=file.spans.hidden()
+            )
+        if worst >= SEVERITY_ORDER["medium"] or found:
+            rule = context.catalogue.rule("obfuscation.reversed-instruction")
+            context.collector.add(
+                rule, file.path, *where, f"[{origin}] {forwards[:160]}", span=file.spans.hidden()
+            )
 
 
 _FLOW_RULES = {
