@@ -60,14 +60,23 @@ class Subject:
         return self._byte_starts
 
     def byte(self, char_offset: int) -> int:
+        """The byte offset of a character offset. The text's two ends need no table: most
+        calls search a whole text (a clause, a unit), and most of those find nothing."""
         if self.ascii:
             return char_offset
-        char_offset = max(0, min(char_offset, len(self.text)))
+        if char_offset <= 0:
+            return 0
+        if char_offset >= len(self.text):
+            return len(self.data)
         return self._starts()[char_offset]
 
     def char(self, byte_offset: int) -> int:
         if self.ascii:
             return byte_offset
+        if byte_offset <= 0:
+            return 0
+        if byte_offset >= len(self.data):
+            return len(self.text)
         return bisect.bisect_left(self._starts(), byte_offset)
 
 
@@ -177,12 +186,12 @@ class LinearPattern:
     def spans(self, text: str, group: int = 0) -> list[tuple[int, int]]:
         """The character span of ``group`` in every match, in order (no match objects made)."""
         found = subject(text)
-        if found.ascii:
-            return [m.span(group) for m in self._regex.finditer(found.data)]
-        char = found.char
-        return [
-            (char(a), char(b)) for a, b in (m.span(group) for m in self._regex.finditer(found.data))
-        ]
+        byte_spans = [m.span(group) for m in self._regex.finditer(found.data)]
+        if found.ascii or not byte_spans:
+            return byte_spans
+        # every offset mapped at once: what ``Subject.char`` gives for each (bisect_left)
+        chars = np.searchsorted(np.frombuffer(found._starts(), dtype=np.int64), byte_spans)
+        return [(int(a), int(b)) for a, b in chars]
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
         matches = list(self.finditer(text, pos, endpos))

@@ -262,14 +262,31 @@ def read_secret_urls(text: str) -> Iterator[Intent]:
                 break
 
 
+MAX_UNITS_READ = 2000
+"""Units of one text read further (those whose terms could make an intent, or that hold a cue):
+the busiest obeyed file of the corpus has under 800. Each costs a fraction of a millisecond, so
+a megabyte of dense instructions would cost seconds; past the bound the rest of the text is not
+read for intents and Tier 1 says so (``file.not-scanned``, which a person sees). Ordinary prose
+around the instructions does not use up the bound."""
+
+
 def read(text: str, regions: tuple[tuple[int, int], ...]) -> list[Intent]:
-    """The intents of the obeyed prose ``regions`` of ``text``.
+    """The intents of the obeyed prose ``regions`` of ``text`` (every unit read)."""
+    return read_bounded(text, regions, None)[0]
+
+
+def read_bounded(
+    text: str, regions: tuple[tuple[int, int], ...], limit: int | None = MAX_UNITS_READ
+) -> tuple[list[Intent], int | None]:
+    """The intents of the obeyed prose ``regions`` of ``text``, and the offset of the first
+    unit left unread once ``limit`` units were read further (None when none was left).
 
     Each region is read in one pass per (class, language) it holds (RE2's set match says
     which): the hits are then dealt to the region's units, and only a unit whose hits can make
     an intent, or that holds a cue (a language-neutral one, a URL spelled out in words), is
     read further."""
     found: list[Intent] = []
+    budget = limit
     for start, end in regions:
         region = text[start:end]
         lowered = _lower(region)
@@ -299,8 +316,12 @@ def read(text: str, regions: tuple[tuple[int, int], ...]) -> list[Intent]:
             at = bisect.bisect_left(cues, low)
             unit.cued = at < len(cues) and cues[at] < high
             if unit.cued or _possible(frozenset(cls for cls, _ in index)):
+                if budget is not None:
+                    if budget <= 0:
+                        return found, unit.start
+                    budget -= 1
                 found.extend(_intents(unit))
-    return found
+    return found, None
 
 
 def _lower(text: str) -> str:

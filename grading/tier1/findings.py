@@ -125,6 +125,21 @@ class Collector:
             _rank(self.findings[i]) >= full for i in slots
         )
 
+    def settled(self, rule: Rule, file: str, line: int) -> bool:
+        """True when no hit of ``rule`` at ``line`` of ``file`` can change the findings, so the
+        caller may skip the work of describing it (snippet, span label, consent): the line
+        already holds a hit at the rule's full weight, or the file holds as many as it may, all
+        at full weight, or the scan holds MAX_FINDINGS and the hit could only be a new one.
+        A label only ever lowers a hit's weight, so nothing can be stronger than full."""
+        full = (SEVERITY_ORDER[rule.severity], CONFIDENCE_ORDER[rule.confidence])
+        at_line = self._at_line.get((rule.id, file, line))
+        if at_line is not None:
+            return _rank(self.findings[at_line]) >= full
+        slots = self._slots.get((rule.id, file), [])
+        if len(slots) < MAX_HITS_PER_RULE_PER_FILE:
+            return len(self.findings) >= MAX_FINDINGS
+        return all(_rank(self.findings[i]) >= full for i in slots)
+
     def capabilities(self, rule_of: dict[str, Rule]) -> dict[str, list[Finding]]:
         """Capability → findings declaring it, in file order; hits whose label does not let them
         feed correlation (discussion, detection content, negation) are left out."""

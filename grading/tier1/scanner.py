@@ -59,6 +59,7 @@ from grading.tier1.spans import (
     INSTRUCTION,
     SHIPPED_CODE,
     FileSpans,
+    base_label,
 )
 from grading.types import SEVERITY_ORDER
 
@@ -299,6 +300,9 @@ def _run_rule(
     for pattern, literals, leading in zip(rule.patterns, rule.literals, rule.leading, strict=True):
         candidates = index.candidates(literals, windows)
         for match in _matches(pattern, view.text, candidates, index.offsets(leading)):
+            at = view.anchor[0] if view.anchor is not None else file.line_of(match.start())
+            if collector.settled(rule, file.path, at):
+                continue  # the hit could change nothing: skip its filters and description
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
@@ -524,14 +528,26 @@ def _read_intents(file: _File, context: ScanContext) -> None:
     if not regions or not context.spend(file.path, sum(e - s for s, e in regions)):
         return
     text = file.normalised.text
-    obeyed = [(s, e) for s, e in sorted(fences) if file.spans.label(s, "code") == INSTRUCTION]
+    obeyed = (
+        [(s, e) for s, e in sorted(fences) if file.spans.label(s, "code") == INSTRUCTION]
+        if base_label(file.role, "code") == INSTRUCTION
+        else []
+    )  # a label never rises above the file's base one: a document's blocks are examples
+    read, unread = intents.read_bounded(text, regions, intents.MAX_UNITS_READ)
+    if unread is not None:
+        line, column = file.locate(unread)
+        note = f"(intents read in the first {intents.MAX_UNITS_READ} instruction units only)"
+        rule = context.catalogue.rule("file.not-scanned")
+        context.collector.add(rule, file.path, line, column, "", note)
     found_intents = [
-        *intents.read(text, regions),
+        *read,
         *applied.read(text, obeyed, context.purpose),
         *intents.read_secret_urls(text),
     ]
     for found in found_intents:
         rule = context.catalogue.rule(_INTENT_RULES[found.kind])
+        if context.collector.settled(rule, file.path, file.line_of(found.start)):
+            continue
         line, column = file.locate(found.start)
         snippet = visible(_window(file.original_line(line), column))
         label = file.spans.label(found.start, "prose")
@@ -584,9 +600,11 @@ def _read_payment_fields(file: _File, context: ScanContext) -> None:
     for found in applied.read_code(text, 0, len(text), context.purpose):
         if found.kind != "redirect-payment":
             continue
+        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
+        if context.collector.settled(rule, file.path, file.line_of(found.start)):
+            continue
         line, column = file.locate(found.start)
         snippet = visible(_window(file.original_line(line), column))
-        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
         label = file.spans.label(found.start, "code")
         context.collector.add(
             rule, file.path, line, column, snippet, f"({found.detail})", span=label
@@ -665,6 +683,8 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
             found = javascript_programs.blocks(view.text, regions, file.path)
         for fact in found:
             rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+            if context.collector.settled(rule, file.path, file.line_of(fact.offset)):
+                continue
             line, column = file.locate(fact.offset)
             snippet = visible(_window(file.original_line(line), column))
             label = file.spans.label(fact.offset, view.kind)
@@ -768,6 +788,8 @@ def _follow_flows(file: _File, context: ScanContext) -> None:
             return
         for flow in flows(view.text, view.kind, view.regions()):
             rule = context.catalogue.rule(_FLOW_RULES[flow.kind])
+            if context.collector.settled(rule, file.path, file.line_of(flow.offset)):
+                continue
             line, column = file.locate(flow.offset)
             snippet = visible(_window(file.original_line(line), column))
             label = file.spans.label(flow.offset, view.kind)
@@ -800,7 +822,9 @@ def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
             continue
         for match in (m for s, e in view.regions() for m in _RUN_SCRIPT.finditer(view.text, s, e)):
             name = (match.group(1) or match.group(2)).rsplit("/", 1)[-1]
-            if name in context.shipped:
+            if name in context.shipped or context.collector.settled(
+                rule, file.path, file.line_of(match.start())
+            ):
                 continue
             line, column = file.locate(match.start())
             snippet = visible(_window(file.original_line(line), column))
@@ -854,7 +878,9 @@ def _check_installs(file: _File, context: ScanContext) -> None:
                 continue
             name = _VERSION_SPEC.sub("", word.rsplit("/", 1)[-1])
             imitated = names.imitated(name) if name.isascii() else None
-            if imitated is None:
+            if imitated is None or context.collector.settled(
+                rule, file.path, file.line_of(match.start())
+            ):
                 continue
             line, column = file.locate(match.start())
             snippet = visible(_window(file.original_line(line), column))

@@ -283,13 +283,7 @@ class FileSpans:
         self._regions: dict[int, tuple[_Intervals, _Intervals]] = {}
 
     def base(self, kind: str) -> str:
-        if self.role == "shipped":
-            return SHIPPED_CODE
-        if self.role == "reference":
-            return REFERENCE
-        if self.role == "doc" and kind not in ("prose", "frontmatter"):
-            return EXAMPLE
-        return INSTRUCTION
+        return base_label(self.role, kind)
 
     def hidden(self) -> str:
         """The label of content recovered from hiding (decoded blobs, tag characters): never a
@@ -328,6 +322,19 @@ class FileSpans:
                 _Intervals(_negation_spans(self._text, region, set_cues)),
             )
         return found
+
+
+def base_label(role: str, kind: str) -> str:
+    """The label of a view of ``kind`` in a file of ``role`` before any cue in its text: cues
+    and a whole-file label only ever replace it by a lower one, so a file whose base label is
+    not ``instruction`` has no hit labelled ``instruction``."""
+    if role == "shipped":
+        return SHIPPED_CODE
+    if role == "reference":
+        return REFERENCE
+    if role == "doc" and kind not in ("prose", "frontmatter"):
+        return EXAMPLE
+    return INSTRUCTION
 
 
 def quotes_obeyed(instructions: list[str]) -> bool:
