@@ -415,7 +415,7 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
 
 
 _HELPERS = ("addressee", "hardening", "secrecy_manner", "secrecy", "user_data_target", "send",
-            "destroy", "fetch", "history_rewrite", "write", "change")  # fmt: skip
+            "destroy", "fetch", "history_rewrite", "write", "change", "wording")  # fmt: skip
 """Classes an intent reads besides its combination (who is addressed, whether a check is
 tightened, which verbs a manner word qualifies)."""
 
@@ -451,7 +451,8 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
         secrecy = [
             hit
             for hit in _hits("secrecy", unit)
-            if _SELF_NEGATED.match(words[hit[0] : hit[1]]) or not _negated(unit, hit[0])
+            if (_SELF_NEGATED.match(words[hit[0] : hit[1]]) or not _negated(unit, hit[0]))
+            and (acting or not _withholds_no_act(unit, hit))
         ]
     if not secrecy and "secrecy_manner" in present:
         actions = [hit for name in _ACTIONS if name in present for hit in _live(name, unit)]
@@ -475,6 +476,82 @@ def _intents(unit: _Unit) -> Iterator[Intent]:
             )
         )
     yield from found
+
+
+_WITHHELD_ACTS = ("send", "collect", "destroy", "fetch", "run", "change", "history_rewrite")
+_WITHHELD_OBJECTS = (*_SENSITIVE, "agent_config", "user_data_target", "payment_target")
+_AGENT_ACT = re.compile(
+    r"(?i)\b(?:you|your|yourself|we|our|it|this|that|these|those|what|how|why|step|steps|action"
+    r"|deletion|removal|wipe|upload|download|transfer|export|copy|copies|install\w*|purchase"
+    r"|payment|charge|commit|push|change|changes|edit|edits|backups?|files?|folders?)\b"
+)
+"""Words of a sentence that name the agent's own doing or what it acts on."""
+_TOLD_ANOTHER_AGENT = re.compile(
+    r"(?i)^\W{0,3}(?:it|the\s+(?:sub-?agent|agent|model|grader|judge|evaluator|comparator|llm)s?)\b"
+)
+_TOLD_ADVICE = re.compile(
+    r"(?i)^\W{0,3}(?:them|him|her|the\s+(?:user|customer|client)s?)\s+(?:that\s+)?"
+    r"(?:they|he|she|the\s+(?:user|customer|client)s?)\s+(?:must|should|need\s+to|have\s+to|has\s+to"
+    r"|are\s+required\s+to|is\s+required\s+to|ought\s+to)\b"
+)
+
+
+def _sentence_around(unit: _Unit, start: int, end: int) -> tuple[int, int]:
+    cuts = [m.end() for m in _SENTENCE_CUT.finditer(unit.text, 0, start)]
+    after = _SENTENCE_CUT.search(unit.text, end)
+    return (cuts[-1] if cuts else 0), (after.start() if after else len(unit.text))
+
+
+def _withholds_no_act(unit: _Unit, hit: tuple[int, int]) -> bool:
+    """What a "don't tell / don't mention" keeps back is not something the agent does: the
+    words it uses with the user (a style rule — "plain language; don't mention YAML, MCP
+    servers or placeholders"), advice it must not give ("don't tell them they must
+    register"), or which output is which, kept from another agent that grades them blind.
+    Only read where the unit asks for no other act (the caller's ``acting``); a sentence that
+    names an act, a sensitive object, a path, a host or the agent's own doing ("that you…",
+    "this step", "it") still withholds something."""
+    start, end = hit
+    told = unit.original[end : end + 80]
+    if _TOLD_ANOTHER_AGENT.match(told) or _TOLD_ADVICE.match(told):
+        return True
+    if not _hits("wording", unit):
+        return False
+    low, high = _sentence_around(unit, start, end)
+    sentence = unit.text[low:start] + " " + unit.text[end:high]
+    if _AGENT_ACT.search(sentence) or _NEUTRAL_CUES.search(sentence) or _BARE_HOST.search(sentence):
+        return False
+    named = (*_WITHHELD_ACTS, *_WITHHELD_OBJECTS)
+    return not any(lexicon.hits(name, sentence, unit.languages) for name in named)
+
+
+_REQUEST_PART = linear.compile(
+    r"(?i)\b(?:(?:request|query|body|form|url)\s+(?:param(?:eter)?s?|fields?|body)|param(?:eter)?s?\s+(?:of|on|in)\s+the"
+    r"\s+(?:request|retry|call)|(?:authori[sz]ation|bearer|x-api-key)\b|headers?\b)"
+)
+
+
+def _protocol_use(unit: _Unit, verb: tuple[int, int], hosts: tuple[str, ...]) -> bool:
+    """A token echoed back as a parameter or header of the API call that issued it ("echo the
+    token as the `credit_token` request parameter on the retry") authenticates; it is not put
+    into anything the agent writes for someone to read. Only where the unit names no host."""
+    if hosts:
+        return False
+    high = _sentence_around(unit, verb[0], verb[1])[1]
+    return _REQUEST_PART.search(unit.original[verb[1] : high]) is not None
+
+
+_PARTICIPLE = re.compile(r"[a-z]{3,}ed$")
+
+
+def _state_of(unit: _Unit, verb: tuple[int, int], objects: list[tuple[int, int]]) -> bool:
+    """An English past participle right after the tool configuration it qualifies ("GitHub MCP
+    server configured and authenticated", "project-configured MCP servers") states what the
+    user already has — a prerequisite, not an order to change it."""
+    word = unit.text[verb[0] : verb[1]]
+    if not _PARTICIPLE.search(word):
+        return False
+    before = unit.text[max(0, verb[0] - 2) : verb[0]]
+    return before.endswith("-") or any(0 <= verb[0] - end <= 1 for _, end in objects)
 
 
 _STORE_PATH = re.compile(r"[~.]|[\w.-]*/|id_")
@@ -603,7 +680,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             payment = _hits("payment_target", unit)
             yield intent("redirect-payment", changes[0], f"{said(payment[0])} → {literal.group()}")
 
-    disclosures = live("disclose")
+    disclosures = [d for d in live("disclose") if not _protocol_use(unit, d, hosts)]
     if disclosures and sensitive["credential"]:
         what = said(sensitive["credential"][0])
         yield intent("secret-disclose", disclosures[0], f"{what} → {said(disclosures[0])}")
@@ -626,6 +703,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             v
             for v in writes + changes
             if any(_same_sentence(unit, v[0], t[0]) for t in tool_config)
+            and (hosts or not _state_of(unit, v, tool_config))
         ]
         if verbs:
             yield intent("tool-config-change", verbs[0], said(tool_config[0]))

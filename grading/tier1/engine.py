@@ -46,7 +46,7 @@ from grading.tier1.files import is_markdown
 from grading.tier1.findings import Collector
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
-from grading.tier1.provenance import declared_names, declared_privileges
+from grading.tier1.provenance import declared_names, declared_privileges, vendor_names
 from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.spans import adjust, quotes_obeyed
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
@@ -73,6 +73,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         ),
         declared_rules=declared_privileges(manifest.declared_text),
         declared=declared_names(manifest.name, manifest.description, manifest.urls),
+        vendors=vendor_names(manifest.name, manifest.description),
         purpose=manifest.declared_text,
         texts=texts,
         shipped=frozenset(path.rsplit("/", 1)[-1] for path in files),

@@ -92,6 +92,29 @@ def declared_names(name: str, description: str, urls: Iterable[str] = ()) -> fro
     return frozenset(word for word in words if len(word) >= 3 and word not in _GENERIC_WORDS)
 
 
+def vendor_names(name: str, description: str) -> frozenset[str]:
+    """The names a skill says it is about in both its name and its description (whole words):
+    ``notion-knowledge-capture`` described as "…into structured Notion pages" is about Notion."""
+    in_name = {word for word in re.split(r"[^a-z0-9]+", name.lower()) if len(word) >= 4}
+    in_description = set(_WORD.findall(description.lower()))
+    return frozenset(in_name & in_description - _GENERIC_WORDS - _GENERIC_LABELS)
+
+
+def is_vendor_host(host: str, vendors: frozenset[str]) -> bool:
+    """A host of the vendor the skill is about: its registrable name is, whole, a name the
+    skill's name and description both give (``mcp.notion.com`` for a Notion skill) — not a
+    compound (``notion-sync.io``), not a look-alike, not a name under shared hosting or a
+    throwaway suffix, which anyone can take."""
+    host = host.lower().rstrip(".")
+    if not vendors or lookalike_of(host) is not None:
+        return False
+    if any(host.endswith("." + shared) for shared in _SHARED_HOSTING):
+        return False
+    if host.rsplit(".", 1)[-1] in _THROWAWAY_SUFFIXES:
+        return False
+    return any(label in vendors for label in host_names(host))
+
+
 def host_names(host: str) -> list[str]:
     """The registrable name of a host, which only its owner chooses: ``run.linkerd.io`` →
     ``["linkerd"]``, ``pkg.example.co.uk`` → ``["example"]`` (subdomains are anyone's)."""

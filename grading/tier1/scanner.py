@@ -45,7 +45,13 @@ from grading.tier1.normalise import (
     original_column,
     visible,
 )
-from grading.tier1.provenance import URL_HOST, hosts_in, is_first_party, lookalike_of
+from grading.tier1.provenance import (
+    URL_HOST,
+    hosts_in,
+    is_first_party,
+    is_vendor_host,
+    lookalike_of,
+)
 from grading.tier1.spans import (
     CONSENTED,
     DECLARED,
@@ -150,6 +156,9 @@ class ScanContext:
     """Names and hosts the manifest declares (see ``provenance``)."""
     shipped: frozenset[str] = frozenset()
     """The base names of the bundle's files, to tell shipped scripts from unshipped ones."""
+    vendors: frozenset[str] = frozenset()
+    """Names the skill's name and description both give: the vendor it is about
+    (``provenance.vendor_names``)."""
     declared_rules: frozenset[str] = frozenset()
     """Rules whose capability the manifest names (``provenance.declared_privileges``): their
     hits in obeyed text are labelled ``declared``."""
@@ -547,7 +556,9 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         line, column = file.locate(found.start)
         snippet = visible(_window(file.original_line(line), column))
         label = file.spans.label(found.start, "prose")
-        if (
+        if _vendor_connection(found, file.original_line(line), label, context):
+            label = DECLARED
+        elif (
             found.kind in _HOSTED_INTENTS
             and found.hosts
             and label in _HOST_CHECKED
@@ -604,6 +615,26 @@ def _read_applied_file(file: _File, context: ScanContext) -> None:
             f"({found.detail}; applied by the agent)",
             span=label,
         )
+
+
+_REMOTE_MCP = re.compile(r"(?i)\bmcp\s+add\b[^\n]{0,200}?\bhttps://")
+_PACKAGE_RUNNER = re.compile(r"(?i)\b(?:npx|uvx|pipx|bunx|pnpm\s+dlx|docker\s+run|node|python3?)\b")
+
+
+def _vendor_connection(found: intents.Intent, line: str, label: str, context: ScanContext) -> bool:
+    """An MCP server the skill connects to by URL at the host of the vendor it is about
+    (``codex mcp add notion --url https://mcp.notion.com/mcp`` in a Notion skill): what the
+    manifest says the skill is for, so declared — listed, not held for a person. A server run
+    from a package (code on the user's machine), or at a host the name and description do not
+    both name, keeps its label."""
+    return (
+        found.kind == "tool-config-change"
+        and label in _HOST_CHECKED
+        and bool(found.hosts)
+        and _REMOTE_MCP.search(line) is not None
+        and _PACKAGE_RUNNER.search(line) is None
+        and all(is_vendor_host(host, context.vendors) for host in found.hosts)
+    )
 
 
 def _read_payment_fields(file: _File, context: ScanContext) -> None:
