@@ -38,6 +38,7 @@ A verb negated in its clause ("never send keys anywhere", "do not run it") does 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -282,9 +283,9 @@ def read_bounded(
     unit left unread once ``limit`` units were read further (None when none was left).
 
     Each region is read in one pass per (class, language) it holds (RE2's set match says
-    which): the hits are then dealt to the region's units, and only a unit whose hits can make
-    an intent, or that holds a cue (a language-neutral one, a URL spelled out in words), is
-    read further."""
+    which): the hits are then dealt to the region's units as far as the reading goes
+    (``_dealt``), and only a unit whose hits can make an intent, or that holds a cue (a
+    language-neutral one, a URL spelled out in words), is read further."""
     found: list[Intent] = []
     budget = limit
     for start, end in regions:
@@ -299,17 +300,10 @@ def read_bounded(
             continue  # nothing in the whole region can make an intent
         classes = lexicon.classes_of(pairs, None)
         needed = set(_HELPERS).union(*(c for c in _COMBINATIONS if c <= classes))
-        hits = {pair: lexicon.pair_hits(pair, lowered) for pair in pairs if pair[0] in needed}
-        pieces = list(units(text, ((start, end),)))
-        unit_starts = [unit.start - start for unit in pieces]
-        indexes: list[dict[tuple[str, str], list[tuple[int, int]]]] = [{} for _ in pieces]
-        for pair, pair_hits in hits.items():  # each hit dealt to the unit it falls in
-            for hit_start, hit_end in pair_hits:
-                at = bisect.bisect_right(unit_starts, hit_start) - 1
-                if at >= 0:
-                    low = unit_starts[at]
-                    indexes[at].setdefault(pair, []).append((hit_start - low, hit_end - low))
-        for unit, index in zip(pieces, indexes, strict=True):
+        streams = {
+            pair: _Terms(lexicon.pair_hits(pair, lowered)) for pair in pairs if pair[0] in needed
+        }
+        for unit, index in _dealt(units(text, ((start, end),)), start, streams):
             low, high = unit.start - start, unit.end - start
             unit.index = index
             unit.text = lowered[low:high]
@@ -322,6 +316,52 @@ def read_bounded(
                     budget -= 1
                 found.extend(_intents(unit))
     return found, None
+
+
+_FIRST_BLOCK = 64
+"""Units dealt their terms at once at the start of a region; each next block is twice as long."""
+
+
+class _Terms:
+    """The terms of one (class, language) pair in a region, in order, found as far as asked."""
+
+    def __init__(self, spans: Iterator[tuple[int, int]]) -> None:
+        self._spans = spans
+        self._head = next(spans, None)
+
+    def before(self, bound: int | None) -> Iterator[tuple[int, int]]:
+        """The terms not yet taken that start before ``bound`` (all of them when None)."""
+        while self._head is not None and (bound is None or self._head[0] < bound):
+            yield self._head
+            self._head = next(self._spans, None)
+
+
+def _dealt(
+    pieces: Iterator[_Unit], base: int, streams: dict[tuple[str, str], _Terms]
+) -> Iterator[tuple[_Unit, dict[tuple[str, str], list[tuple[int, int]]]]]:
+    """Each unit with the terms of ``streams`` that fall in it, offsets relative to the unit: a
+    term belongs to the last unit starting at or before it (``base`` is the region's offset).
+    Units and terms are taken a block at a time, blocks doubling, so a reader that stops at its
+    bound has not split or searched the rest of a long region; every unit's terms are the
+    same as if the whole region had been dealt at once."""
+    size = _FIRST_BLOCK
+    block = list(itertools.islice(pieces, size))
+    while block:
+        following = next(pieces, None)
+        bound = None if following is None else following.start - base
+        starts = [unit.start - base for unit in block]
+        indexes: list[dict[tuple[str, str], list[tuple[int, int]]]] = [{} for _ in block]
+        for pair, terms in streams.items():
+            for hit_start, hit_end in terms.before(bound):
+                at = bisect.bisect_right(starts, hit_start) - 1
+                if at >= 0:
+                    low = starts[at]
+                    indexes[at].setdefault(pair, []).append((hit_start - low, hit_end - low))
+        yield from zip(block, indexes, strict=True)
+        if following is None:
+            return
+        size *= 2
+        block = [following, *itertools.islice(pieces, size - 1)]
 
 
 def _lower(text: str) -> str:

@@ -710,8 +710,8 @@ def test_a_rule_is_settled_on_a_line_holding_its_full_weight_and_once_its_slots_
 @given(st.text(alphabet="aé中 \n😀xb", max_size=60))
 def test_spans_of_a_non_ascii_text_are_those_of_its_matches(text: str) -> None:
     pattern = LinearPattern(r"(?:é|x)+(b?)")
-    assert pattern.spans(text) == [m.span() for m in pattern.finditer(text)]
-    assert pattern.spans(text, 1) == [m.span(1) for m in pattern.finditer(text)]
+    assert list(pattern.spans(text)) == [m.span() for m in pattern.finditer(text)]
+    assert list(pattern.spans(text, 1)) == [m.span(1) for m in pattern.finditer(text)]
 
 
 @pytest.mark.parametrize("role", ["manifest", "doc", "reference", "shipped", "test"])
