@@ -40,7 +40,8 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from grading import linear
@@ -287,7 +288,7 @@ def read_bounded(
     (``_dealt``), and only a unit whose hits can make an intent, or that holds a cue (a
     language-neutral one, a URL spelled out in words), is read further."""
     found: list[Intent] = []
-    budget = limit
+    bound = _Bound(limit)
     for start, end in regions:
         region = text[start:end]
         lowered = _lower(region)
@@ -303,23 +304,43 @@ def read_bounded(
         streams = {
             pair: _Terms(lexicon.pair_hits(pair, lowered)) for pair in pairs if pair[0] in needed
         }
-        for unit, index in _dealt(units(text, ((start, end),)), start, streams):
+        pieces = units(text, ((start, end),))
+        for unit, index in _dealt(pieces, start, streams, bound.block):
             low, high = unit.start - start, unit.end - start
             unit.index = index
             unit.text = lowered[low:high]
             at = bisect.bisect_left(cues, low)
             unit.cued = at < len(cues) and cues[at] < high
             if unit.cued or _possible(frozenset(cls for cls, _ in index)):
-                if budget is not None:
-                    if budget <= 0:
-                        return found, unit.start
-                    budget -= 1
+                if not bound.take():
+                    return found, unit.start
                 found.extend(_intents(unit))
     return found, None
 
 
-_FIRST_BLOCK = 64
-"""Units dealt their terms at once at the start of a region; each next block is twice as long."""
+_LEAST_BLOCK = 64
+"""Units dealt their terms at once, at least: as many as the reader may still read, when more."""
+
+
+@dataclass
+class _Bound:
+    """The units a reader may still read further (``left``; None when it is not bounded)."""
+
+    left: int | None
+
+    def take(self) -> bool:
+        """Use up one unit; False when none is left."""
+        if self.left is None:
+            return True
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+    def block(self) -> int:
+        """Units to deal at once: every unit left when the reading is not bounded, else at
+        least as many as may still be read (each read unit is one of them or a later one)."""
+        return sys.maxsize if self.left is None else max(_LEAST_BLOCK, self.left)
 
 
 class _Terms:
@@ -337,15 +358,18 @@ class _Terms:
 
 
 def _dealt(
-    pieces: Iterator[_Unit], base: int, streams: dict[tuple[str, str], _Terms]
+    pieces: Iterator[_Unit],
+    base: int,
+    streams: dict[tuple[str, str], _Terms],
+    block_size: Callable[[], int],
 ) -> Iterator[tuple[_Unit, dict[tuple[str, str], list[tuple[int, int]]]]]:
     """Each unit with the terms of ``streams`` that fall in it, offsets relative to the unit: a
     term belongs to the last unit starting at or before it (``base`` is the region's offset).
-    Units and terms are taken a block at a time, blocks doubling, so a reader that stops at its
-    bound has not split or searched the rest of a long region; every unit's terms are the
-    same as if the whole region had been dealt at once."""
-    size = _FIRST_BLOCK
-    block = list(itertools.islice(pieces, size))
+    Units and terms are taken a block of ``block_size()`` units at a time (asked before each
+    block: the reader's remaining bound), so a reader that stops at its bound has not split or
+    searched the rest of a long region; every unit's terms are the same as if the whole region
+    had been dealt at once."""
+    block = list(itertools.islice(pieces, block_size()))
     while block:
         following = next(pieces, None)
         bound = None if following is None else following.start - base
@@ -360,8 +384,7 @@ def _dealt(
         yield from zip(block, indexes, strict=True)
         if following is None:
             return
-        size *= 2
-        block = [following, *itertools.islice(pieces, size - 1)]
+        block = [following, *itertools.islice(pieces, block_size() - 1)]
 
 
 def _lower(text: str) -> str:

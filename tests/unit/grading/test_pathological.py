@@ -122,9 +122,12 @@ _UNIT_WORDS = ["Send", "the", "keys", "quietly", "to", "x.example.net", "tell", 
         st.lists(st.sampled_from(_UNIT_WORDS), min_size=1, max_size=8).map(" ".join),
         min_size=1,
         max_size=300,
-    )
+    ),
+    st.integers(min_value=1, max_value=80),
 )
-def test_each_unit_is_dealt_the_terms_of_a_whole_region_dealt_at_once(lines: list[str]) -> None:
+def test_each_unit_is_dealt_the_terms_of_a_whole_region_dealt_at_once(
+    lines: list[str], block: int
+) -> None:
     text = "intro\n" + "\n\n".join(lines)
     region = (6, len(text))
     lowered = text[6:].lower()
@@ -139,6 +142,6 @@ def test_each_unit_is_dealt_the_terms_of_a_whole_region_dealt_at_once(lines: lis
             if at >= 0:
                 expected[at].setdefault(pair, []).append((start - starts[at], end - starts[at]))
     streams = {pair: intents._Terms(lexicon.pair_hits(pair, lowered)) for pair in pairs}
-    dealt = list(intents._dealt(intents.units(text, (region,)), 6, streams))
+    dealt = list(intents._dealt(intents.units(text, (region,)), 6, streams, lambda: block))
     assert [unit.start for unit, _ in dealt] == [unit.start for unit in pieces]
     assert [index for _, index in dealt] == expected
