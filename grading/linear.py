@@ -183,15 +183,18 @@ class LinearPattern:
         for match in self._regex.finditer(found.data, start, end):
             yield LinearMatch(found, match, pos, end)
 
-    def spans(self, text: str, group: int = 0) -> list[tuple[int, int]]:
-        """The character span of ``group`` in every match, in order (no match objects made)."""
+    def spans(self, text: str, group: int = 0) -> Iterator[tuple[int, int]]:
+        """The character span of ``group`` in every match, in order (no match objects made),
+        found as they are asked for: a reader that stops early never pays for the rest."""
         found = subject(text)
-        byte_spans = [m.span(group) for m in self._regex.finditer(found.data)]
-        if found.ascii or not byte_spans:
-            return byte_spans
-        # every offset mapped at once: what ``Subject.char`` gives for each (bisect_left)
-        chars = np.searchsorted(np.frombuffer(found._starts(), dtype=np.int64), byte_spans)
-        return [(int(a), int(b)) for a, b in chars]
+        matches = self._regex.finditer(found.data)
+        if found.ascii:
+            for match in matches:
+                yield match.span(group)
+            return
+        for match in matches:
+            start, end = match.span(group)
+            yield found.char(start), found.char(end)
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
         matches = list(self.finditer(text, pos, endpos))

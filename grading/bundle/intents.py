@@ -38,8 +38,10 @@ A verb negated in its clause ("never send keys anywhere", "do not run it") does 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from grading import linear
@@ -282,11 +284,11 @@ def read_bounded(
     unit left unread once ``limit`` units were read further (None when none was left).
 
     Each region is read in one pass per (class, language) it holds (RE2's set match says
-    which): the hits are then dealt to the region's units, and only a unit whose hits can make
-    an intent, or that holds a cue (a language-neutral one, a URL spelled out in words), is
-    read further."""
+    which): the hits are then dealt to the region's units as far as the reading goes
+    (``_dealt``), and only a unit whose hits can make an intent, or that holds a cue (a
+    language-neutral one, a URL spelled out in words), is read further."""
     found: list[Intent] = []
-    budget = limit
+    bound = _Bound(limit)
     for start, end in regions:
         region = text[start:end]
         lowered = _lower(region)
@@ -299,29 +301,90 @@ def read_bounded(
             continue  # nothing in the whole region can make an intent
         classes = lexicon.classes_of(pairs, None)
         needed = set(_HELPERS).union(*(c for c in _COMBINATIONS if c <= classes))
-        hits = {pair: lexicon.pair_hits(pair, lowered) for pair in pairs if pair[0] in needed}
-        pieces = list(units(text, ((start, end),)))
-        unit_starts = [unit.start - start for unit in pieces]
-        indexes: list[dict[tuple[str, str], list[tuple[int, int]]]] = [{} for _ in pieces]
-        for pair, pair_hits in hits.items():  # each hit dealt to the unit it falls in
-            for hit_start, hit_end in pair_hits:
-                at = bisect.bisect_right(unit_starts, hit_start) - 1
-                if at >= 0:
-                    low = unit_starts[at]
-                    indexes[at].setdefault(pair, []).append((hit_start - low, hit_end - low))
-        for unit, index in zip(pieces, indexes, strict=True):
+        streams = {
+            pair: _Terms(lexicon.pair_hits(pair, lowered)) for pair in pairs if pair[0] in needed
+        }
+        pieces = units(text, ((start, end),))
+        for unit, index in _dealt(pieces, start, streams, bound.block):
             low, high = unit.start - start, unit.end - start
             unit.index = index
             unit.text = lowered[low:high]
             at = bisect.bisect_left(cues, low)
             unit.cued = at < len(cues) and cues[at] < high
             if unit.cued or _possible(frozenset(cls for cls, _ in index)):
-                if budget is not None:
-                    if budget <= 0:
-                        return found, unit.start
-                    budget -= 1
+                if not bound.take():
+                    return found, unit.start
                 found.extend(_intents(unit))
     return found, None
+
+
+_LEAST_BLOCK = 64
+"""Units dealt their terms at once, at least: as many as the reader may still read, when more."""
+
+
+@dataclass
+class _Bound:
+    """The units a reader may still read further (``left``; None when it is not bounded)."""
+
+    left: int | None
+
+    def take(self) -> bool:
+        """Use up one unit; False when none is left."""
+        if self.left is None:
+            return True
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+    def block(self) -> int:
+        """Units to deal at once: every unit left when the reading is not bounded, else at
+        least as many as may still be read (each read unit is one of them or a later one)."""
+        return sys.maxsize if self.left is None else max(_LEAST_BLOCK, self.left)
+
+
+class _Terms:
+    """The terms of one (class, language) pair in a region, in order, found as far as asked."""
+
+    def __init__(self, spans: Iterator[tuple[int, int]]) -> None:
+        self._spans = spans
+        self._head = next(spans, None)
+
+    def before(self, bound: int | None) -> Iterator[tuple[int, int]]:
+        """The terms not yet taken that start before ``bound`` (all of them when None)."""
+        while self._head is not None and (bound is None or self._head[0] < bound):
+            yield self._head
+            self._head = next(self._spans, None)
+
+
+def _dealt(
+    pieces: Iterator[_Unit],
+    base: int,
+    streams: dict[tuple[str, str], _Terms],
+    block_size: Callable[[], int],
+) -> Iterator[tuple[_Unit, dict[tuple[str, str], list[tuple[int, int]]]]]:
+    """Each unit with the terms of ``streams`` that fall in it, offsets relative to the unit: a
+    term belongs to the last unit starting at or before it (``base`` is the region's offset).
+    Units and terms are taken a block of ``block_size()`` units at a time (asked before each
+    block: the reader's remaining bound), so a reader that stops at its bound has not split or
+    searched the rest of a long region; every unit's terms are the same as if the whole region
+    had been dealt at once."""
+    block = list(itertools.islice(pieces, block_size()))
+    while block:
+        following = next(pieces, None)
+        bound = None if following is None else following.start - base
+        starts = [unit.start - base for unit in block]
+        indexes: list[dict[tuple[str, str], list[tuple[int, int]]]] = [{} for _ in block]
+        for pair, terms in streams.items():
+            for hit_start, hit_end in terms.before(bound):
+                at = bisect.bisect_right(starts, hit_start) - 1
+                if at >= 0:
+                    low = starts[at]
+                    indexes[at].setdefault(pair, []).append((hit_start - low, hit_end - low))
+        yield from zip(block, indexes, strict=True)
+        if following is None:
+            return
+        block = [following, *itertools.islice(pieces, block_size() - 1)]
 
 
 def _lower(text: str) -> str:

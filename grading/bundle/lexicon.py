@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -161,8 +161,9 @@ def classes_of(
     return frozenset(cls for cls, language in pairs if applies(language, languages))
 
 
-def pair_hits(pair: tuple[str, str], text: str) -> list[tuple[int, int]]:
-    """(start, end) of every term of one (class, language) pair in ``text``, in order."""
+def pair_hits(pair: tuple[str, str], text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every term of one (class, language) pair in ``text``, in order, found
+    as they are asked for."""
     return lexicon().patterns[pair].spans(text, 1)
 
 

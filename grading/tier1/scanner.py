@@ -110,6 +110,12 @@ class _File:
     def line_of(self, offset: int) -> int:
         return bisect.bisect_right(self.line_starts, offset)
 
+    @property
+    def last_line(self) -> int:
+        """The line of the text's last character: a hit found after one on this line is on it
+        too (no rule's pattern matches the empty string, so none starts at the very end)."""
+        return self.line_of(len(self.normalised.text) - 1)
+
     def original_line(self, line: int) -> str:
         """Line ``line`` (from 1) of the original text; "" past its end. Sliced from the line
         table when normalisation changed nothing, else from the original text split once."""
@@ -307,6 +313,8 @@ def _run_rule(
         for match in _matches(pattern, view.text, candidates, index.offsets(leading)):
             at = view.anchor[0] if view.anchor is not None else file.line_of(match.start())
             if collector.settled(rule, file.path, at):
+                if view.anchor is not None or at >= file.last_line:
+                    break  # every later hit of the pattern is on this same settled line
                 continue  # the hit could change nothing: skip its filters and description
             line_text = _line_around(view.text, match.start())
             if any(ex.search(line_text) for ex in rule.exclude):

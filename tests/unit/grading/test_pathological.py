@@ -5,9 +5,14 @@ These are guards, not benchmarks: the timeout is generous and only catches runaw
 
 from __future__ import annotations
 
-import pytest
+import bisect
+from collections.abc import Iterator
 
-from grading.bundle import intents
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grading.bundle import intents, lexicon
 from grading.tier1 import scan
 from grading.tier1.catalogue import load_catalogue
 
@@ -88,3 +93,55 @@ def test_ordinary_prose_does_not_use_up_the_intent_reading_bound() -> None:
     longer = text + _DENSE_UNIT
     found, unread = intents.read_bounded(longer, ((0, len(longer)),), 1)
     assert unread == len(text)
+
+
+def test_a_reader_stopped_by_its_bound_does_not_search_the_rest_of_the_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    taken: list[tuple[int, int]] = []
+
+    def counted(pair: tuple[str, str], text: str) -> Iterator[tuple[int, int]]:
+        for term in real(pair, text):
+            taken.append(term)
+            yield term
+
+    real = lexicon.pair_hits
+    monkeypatch.setattr(lexicon, "pair_hits", counted)
+    text = _DENSE_UNIT * 5000
+    found, unread = intents.read_bounded(text, ((0, len(text)),), 10)
+    assert unread == 10 * len(_DENSE_UNIT) and found
+    assert 0 < len(taken) < 5000  # the terms of a few blocks of units, not of 5,000 units
+
+
+_UNIT_WORDS = ["Send", "the", "keys", "quietly", "to", "x.example.net", "tell", "no", "one", "é中"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(_UNIT_WORDS), min_size=1, max_size=8).map(" ".join),
+        min_size=1,
+        max_size=300,
+    ),
+    st.integers(min_value=1, max_value=80),
+)
+def test_each_unit_is_dealt_the_terms_of_a_whole_region_dealt_at_once(
+    lines: list[str], block: int
+) -> None:
+    text = "intro\n" + "\n\n".join(lines)
+    region = (6, len(text))
+    lowered = text[6:].lower()
+    pairs = sorted(lexicon.matched(lowered))
+    whole = {pair: list(lexicon.pair_hits(pair, lowered)) for pair in pairs}
+    pieces = list(intents.units(text, (region,)))
+    starts = [unit.start - 6 for unit in pieces]
+    expected: list[dict[tuple[str, str], list[tuple[int, int]]]] = [{} for _ in pieces]
+    for pair, terms in whole.items():
+        for start, end in terms:
+            at = bisect.bisect_right(starts, start) - 1
+            if at >= 0:
+                expected[at].setdefault(pair, []).append((start - starts[at], end - starts[at]))
+    streams = {pair: intents._Terms(lexicon.pair_hits(pair, lowered)) for pair in pairs}
+    dealt = list(intents._dealt(intents.units(text, (region,)), 6, streams, lambda: block))
+    assert [unit.start for unit, _ in dealt] == [unit.start for unit in pieces]
+    assert [index for _, index in dealt] == expected
