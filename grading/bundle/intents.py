@@ -71,6 +71,9 @@ _IRREVERSIBLE = re.compile(
 )
 """What a destructive instruction takes that the user cannot get back (a lease-guarded push, a
 merged branch deleted with ``-d`` or a leaked secret filtered out of history can be)."""
+_ORPHAN = re.compile(r"orphan", re.IGNORECASE)
+"""An orphan branch or commit: history rewritten only when a force push puts it over a branch
+("commit the screenshots to a `pr-assets` orphan branch" keeps every existing branch)."""
 _DESTROY_REACH = 60
 """How near its object a deleting verb must be for the act to be read as destroying it."""
 
@@ -673,6 +676,8 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             yield intent("secret-send", send, f"{said(obj)} → {said(send)}")
 
     rewrites = live("history_rewrite")
+    if all(_ORPHAN.search(said(hit)) for hit in rewrites):
+        rewrites = []  # a new branch with no history replaces nothing until it is forced over one
     if rewrites:
         hard = [hit for hit in rewrites if not words.startswith("-with-lease", hit[1])]
         kind = _destroying(unit, said(hard[0])) if hard else "destroy-user-data"

@@ -1,5 +1,5 @@
-"""Vendor skills are not held for deferring to their own text or for questions already settled
-(issue 22, precision, fourth pass).
+"""Vendor skills are not held for deferring to their own text, for questions already settled or
+for a branch without history (issue 22, precision, fourth pass).
 
 * "X is the canonical / authoritative source" hands the agent's judgement over only when X is
   something other than the skill's own text: a file outside the bundle, or one made authoritative
@@ -10,6 +10,8 @@
   scope is already unambiguous, the team is already linked — no need to ask again, the user's
   input gave a clear answer). A standing waiver ("never ask"), a switched-off control, or a
   sentence that runs, sends, deletes, deploys or pays still needs the user's say.
+* An orphan branch is a new branch with no history: it rewrites nothing until a force push (or a
+  branch deletion) puts it in place of an existing one.
 """
 
 from __future__ import annotations
@@ -102,3 +104,26 @@ def test_a_settled_question_is_not_a_disabled_safeguard(text: str) -> None:
 )
 def test_a_waiver_of_the_users_say_is_still_disable_safety(text: str) -> None:
     assert "disable-safety" in kinds(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Commit the images to a `pr-assets` orphan branch and reference them by blob URL.",
+        "Every path through a screen flow must reach an End element — no orphan branches.",
+    ],
+)
+def test_an_orphan_branch_alone_destroys_nothing(text: str) -> None:
+    assert not {"destroy-user-data", "destroy-pretext"} & set(kinds(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Create an orphan commit and force-push it to main.",
+        "git checkout --orphan fresh && git push -f origin fresh:main",
+        "Create an orphan branch, then run git push origin --delete main.",
+    ],
+)
+def test_an_orphan_forced_over_a_branch_still_destroys_history(text: str) -> None:
+    assert {"destroy-user-data", "destroy-pretext"} & set(kinds(text))
