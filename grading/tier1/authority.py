@@ -13,31 +13,34 @@ source") hands over nothing either.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Collection
 
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
-_CONDITION = re.compile(
+from grading import linear
+
+_SENTENCE_END = linear.compile(r"[.!?](?:\s|$)|\n")
+_CONDITION = linear.compile(
     r"(?i)\b(?:if|when|whenever|once|where|in\s+case)\b[^\n]{0,200}?\b(?:exists?|is\s+present"
     r"|are\s+present|is\s+available|are\s+available|is\s+found|are\s+found|appears?)\b"
 )
 """An artefact made authoritative only if it turns up: whoever puts it there steers the agent."""
-_PATH = re.compile(
+_PATH = linear.compile(
     r"\]\((?P<link>[^)\s#]{1,200})(?:#[^)\s]*)?\)|`(?P<tick>[^`\s]{1,200})`"
     r"|(?P<bare>(?:~|\.{1,2})?/?[\w.-]{1,60}(?:/[\w.-]{1,60}){0,8}"
     r"\.(?:md|json|jsonl|ya?ml|csv|tsv|txt|toml|xml|html?|py|sh|js|ts))\b"
 )
-_FILE_LIKE = re.compile(r"(?:^|/)[\w.-]+\.[A-Za-z0-9]{1,8}$|/")
-_SELF = re.compile(
+_FILE_LIKE = linear.compile(r"(?:^|/)[\w.-]+\.[A-Za-z0-9]{1,8}$|/")
+_SELF = linear.compile(
     r"(?i)\bth(?:is|ese)\s+(?:document|file|page|guide|reference|matrix|table|section|checklist"
     r"|skill|doc)s?\s*$"
 )
 """The subject of the claim is the text the sentence stands in."""
-_BARE_THIS = re.compile(r"(?i)(?:^|[\s*_])(?:this|use\s+this|use\s+this\s+file)\s*$")
+_BARE_THIS = linear.compile(r"(?i)(?:^|[\s*_])(?:this|use\s+this|use\s+this\s+file)\s*$")
 """A bare "this is …" / "use this as …": the text it stands in, when nothing before it in the
 paragraph names a file, a URL or code the word could point at instead."""
-_POINTABLE = re.compile(r"\]\(|://|`[^`\s]*[/.][^`\s]*`|(?:^|[\s(])[\w.~-]*/[\w.-]")
-_DENIED = re.compile(r"(?i)\bnot\s*$")
+_POINTABLE = linear.compile(r"\]\(|://|`[^`\s]*[/.][^`\s]*`|(?:^|[\s(])[\w.~-]*/[\w.-]")
+_PARAGRAPH_REACH = 600
+"""How far before the sentence a bare "this" is looked back on for something it points at."""
+_DENIED = linear.compile(r"(?i)\bnot\s*$")
 
 
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
@@ -69,11 +72,15 @@ def names_own_text(text: str, start: int, end: int, here: str, bundle: Collectio
     sentence = text[low:high]
     if _CONDITION.search(sentence):
         return False
-    found = [_resolve(m.group(m.lastgroup or ""), here, bundle) for m in _PATH.finditer(sentence)]
+    named = (
+        m.group("link") or m.group("tick") or m.group("bare") for m in _PATH.finditer(sentence)
+    )
+    found = [_resolve(reference, here, bundle) for reference in named]
     places = [f for f in found if f is not None]
     if places:
         return all(places)
     if _SELF.search(before[-60:]):
         return True
-    paragraph = text[max(0, text.rfind("\n\n", 0, low) + 1) : start]
+    reach = max(0, low - _PARAGRAPH_REACH)
+    paragraph = text[max(reach, text.rfind("\n\n", reach, low) + 1) : start]
     return _BARE_THIS.search(before[-30:]) is not None and not _POINTABLE.search(paragraph)
