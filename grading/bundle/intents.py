@@ -73,6 +73,9 @@ _IRREVERSIBLE = re.compile(
 )
 """What a destructive instruction takes that the user cannot get back (a lease-guarded push, a
 merged branch deleted with ``-d`` or a leaked secret filtered out of history can be)."""
+_ORPHAN = re.compile(r"orphan", re.IGNORECASE)
+"""An orphan branch or commit: history rewritten only when a force push puts it over a branch
+("commit the screenshots to a `pr-assets` orphan branch" keeps every existing branch)."""
 _DESTROY_REACH = 60
 """How near its object a deleting verb must be for the act to be read as destroying it."""
 
@@ -587,6 +590,38 @@ def _withholds_no_act(unit: _Unit, hit: tuple[int, int]) -> bool:
     return not any(lexicon.hits(name, sentence, unit.languages) for name in named)
 
 
+_UNASKED_ACTS = (
+    *(act for act in _WITHHELD_ACTS if act != "collect"),
+    *_WITHHELD_OBJECTS,
+    "consequential",
+    "tool_config",
+    "security_weakening",
+)
+"""What a sentence that skips a question must not also do for the question to be only that."""
+
+
+def _settled_question(unit: _Unit, hit: tuple[int, int]) -> bool:
+    """ "Without asking" / "no need to ask" leaves out a question whose answer the sentence says
+    is settled ("proceed without asking only when the scope is already unambiguous", "the
+    linked project names the team — no need to ask again", "a clear answer: apply it without
+    confirmation"): a clarifying question, not the user's permission. Not when what is switched
+    off is a sandbox, a check or a flag, not a standing waiver ("never ask", "always …"), and
+    not when the sentence runs, sends, deletes, deploys, pays or names a secret: that act
+    still needs the user's say."""
+    said = unit.text[hit[0] : hit[1]]
+    if not lexicon.hits("question", said, unit.languages):
+        return False
+    low, high = _sentence_around(unit, hit[0], hit[1])
+    sentence = unit.text[low:high]
+    if lexicon.hits("standing", sentence, unit.languages):
+        return False
+    if not lexicon.hits("settled", sentence, unit.languages):
+        return False
+    if _NEUTRAL_CUES.search(sentence) or _BARE_HOST.search(sentence):
+        return False
+    return not any(lexicon.hits(name, sentence, unit.languages) for name in _UNASKED_ACTS)
+
+
 _REQUEST_PART = linear.compile(
     r"(?i)\b(?:(?:request|query|body|form|url)\s+(?:param(?:eter)?s?|fields?|body)|param(?:eter)?s?\s+(?:of|on|in)\s+the"
     r"\s+(?:request|retry|call)|(?:authori[sz]ation|bearer|x-api-key)\b|headers?\b)"
@@ -680,7 +715,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
     override = live("override")
     if override:
         yield intent("override", override[0], said(override[0]))
-    disable = live("disable_safety")
+    disable = [hit for hit in live("disable_safety") if not _settled_question(unit, hit)]
     if disable:
         yield intent("disable-safety", disable[0], said(disable[0]))
 
@@ -704,6 +739,8 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             yield intent("secret-send", send, f"{said(obj)} → {said(send)}")
 
     rewrites = live("history_rewrite")
+    if all(_ORPHAN.search(said(hit)) for hit in rewrites):
+        rewrites = []  # a new branch with no history replaces nothing until it is forced over one
     if rewrites:
         hard = [hit for hit in rewrites if not words.startswith("-with-lease", hit[1])]
         kind = _destroying(unit, said(hard[0])) if hard else "destroy-user-data"

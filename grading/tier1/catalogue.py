@@ -20,8 +20,10 @@ path matches one of these expressions, and needs no keywords), ``context`` (stri
 must also occur in a keyword window — a cheap second gate for rules whose keywords are common
 words), ``first_party: true`` (a hit
 whose URLs are the skill's own declared host is labelled ``first_party``, see
-``provenance``), ``dual_use: true`` (a capability with legitimate uses: the policy sends it
-to review rather than rejection or auto-approval, see ``grading/policy.yaml``),
+``provenance``), ``authority: true`` (a claim that some artefact is authoritative: dropped
+when the artefact is the skill's own text, see ``authority``), ``dual_use: true`` (a
+capability with legitimate uses: the policy sends it to review rather than rejection or
+auto-approval, see ``grading/policy.yaml``),
 ``spans: fixed`` (the hit weighs the same in any kind of text, see
 ``spans``), ``signals`` (the independent kinds of evidence a hit is, ``taxonomy.SIGNALS``;
 by default the one its category carries — a rule that already joins a source to a sink names
@@ -119,6 +121,9 @@ class Rule:
     privilege: str | None
     spans_fixed: bool
     first_party: bool
+    authority: bool
+    """The hit calls an artefact authoritative: it does not count when that artefact is the
+    skill's own text (``authority.names_own_text``)."""
     dual_use: bool
     """A capability with legitimate uses (an installer, a scheduled job, a stored credential, an
     action without confirmation): on its own it sends the skill to a person (``policy``), never
@@ -310,6 +315,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         privilege=raw.get("privilege"),
         spans_fixed=_spans_fixed(raw.get("spans", "labelled"), where),
         first_party=bool(raw.get("first_party", False)),
+        authority=bool(raw.get("authority", False)),
         dual_use=bool(raw.get("dual_use", False)),
         signals=_signals(raw, where),
         conclusive=bool(raw.get("conclusive", False)),

@@ -23,6 +23,7 @@ from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
 from grading.tier1 import decoding, names
+from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
 from grading.tier1.files import (
@@ -320,6 +321,10 @@ def _run_rule(
             if any(ex.search(line_text) for ex in rule.exclude):
                 continue
             if rule.unless and _vetoed(rule, view.text, match.start(), match.end()):
+                continue
+            if rule.authority and names_own_text(
+                view.text, match.start(), match.end(), file.path, context.texts
+            ):
                 continue
             if rule.distinct and len({match.group(g).lower() for g in rule.distinct}) < len(
                 rule.distinct

@@ -1,0 +1,86 @@
+"""What a sentence that calls something "the canonical / authoritative source" points at.
+
+Deferring to an artefact is a risk when someone other than the skill's author controls it: a
+file outside the bundle, a note that may or may not be there ("if … exists, it is the
+canonical answer"). When the artefact is the skill's own text — a file shipped in the bundle,
+named unconditionally, or the very document the sentence is in ("this document is the
+authoritative reference", "use this as the canonical limitations reference") — the agent defers
+to what Skillgate already reads as the skill's instructions: nothing new is handed over. A
+sentence that denies the authority ("use the examples for patterns, not as the canonical
+source") hands over nothing either.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Collection
+
+from grading import linear
+
+_SENTENCE_END = linear.compile(r"[.!?](?:\s|$)|\n")
+_CONDITION = linear.compile(
+    r"(?i)\b(?:if|when|whenever|once|where|in\s+case)\b[^\n]{0,200}?\b(?:exists?|is\s+present"
+    r"|are\s+present|is\s+available|are\s+available|is\s+found|are\s+found|appears?)\b"
+)
+"""An artefact made authoritative only if it turns up: whoever puts it there steers the agent."""
+_PATH = linear.compile(
+    r"\]\((?P<link>[^)\s#]{1,200})(?:#[^)\s]*)?\)|`(?P<tick>[^`\s]{1,200})`"
+    r"|(?P<bare>(?:~|\.{1,2})?/?[\w.-]{1,60}(?:/[\w.-]{1,60}){0,8}"
+    r"\.(?:md|json|jsonl|ya?ml|csv|tsv|txt|toml|xml|html?|py|sh|js|ts))\b"
+)
+_FILE_LIKE = linear.compile(r"(?:^|/)[\w.-]+\.[A-Za-z0-9]{1,8}$|/")
+_SELF = linear.compile(
+    r"(?i)\bth(?:is|ese)\s+(?:document|file|page|guide|reference|matrix|table|section|checklist"
+    r"|skill|doc)s?\s*$"
+)
+"""The subject of the claim is the text the sentence stands in."""
+_BARE_THIS = linear.compile(r"(?i)(?:^|[\s*_])(?:this|use\s+this|use\s+this\s+file)\s*$")
+"""A bare "this is …" / "use this as …": the text it stands in, when nothing before it in the
+paragraph names a file, a URL or code the word could point at instead."""
+_POINTABLE = linear.compile(r"\]\(|://|`[^`\s]*[/.][^`\s]*`|(?:^|[\s(])[\w.~-]*/[\w.-]")
+_PARAGRAPH_REACH = 600
+"""How far before the sentence a bare "this" is looked back on for something it points at."""
+_DENIED = linear.compile(r"(?i)\bnot\s*$")
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    low = max(0, start - 300)
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text, low, start)]
+    after = _SENTENCE_END.search(text, end, end + 300)
+    return (cuts[-1] if cuts else low), (after.start() if after else min(len(text), end + 300))
+
+
+def _resolve(reference: str, here: str, bundle: Collection[str]) -> bool | None:
+    """True for a file of the bundle, False for a file elsewhere, None for no file at all."""
+    if not _FILE_LIKE.search(reference) or "://" in reference:
+        return None
+    if reference.startswith(("/", "~")):
+        return False
+    for base in (posixpath.dirname(here), ""):
+        if posixpath.normpath(posixpath.join(base, reference)) in bundle:
+            return True
+    return False
+
+
+def names_own_text(text: str, start: int, end: int, here: str, bundle: Collection[str]) -> bool:
+    """Whether the claim matched at ``start:end`` of the file ``here`` makes only the skill's
+    own text authoritative (or denies the authority): see the module docstring."""
+    low, high = _sentence(text, start, end)
+    before = text[low:start]
+    if _DENIED.search(before):
+        return True
+    sentence = text[low:high]
+    if _CONDITION.search(sentence):
+        return False
+    named = (
+        m.group("link") or m.group("tick") or m.group("bare") for m in _PATH.finditer(sentence)
+    )
+    found = [_resolve(reference, here, bundle) for reference in named]
+    places = [f for f in found if f is not None]
+    if places:
+        return all(places)
+    if _SELF.search(before[-60:]):
+        return True
+    reach = max(0, low - _PARAGRAPH_REACH)
+    paragraph = text[max(reach, text.rfind("\n\n", reach, low) + 1) : start]
+    return _BARE_THIS.search(before[-30:]) is not None and not _POINTABLE.search(paragraph)
