@@ -4,7 +4,9 @@ auto-approved.
 
 Classes: a credential store read in one step whose contents a later step puts into the answer
 ("Step 1: open ~/.ssh/id_rsa … Step 3: display the full file contents") — the secret's source and
-its disclosure, said in two units instead of one.
+its disclosure, said in two units instead of one; the host weakened (a shared or system folder
+writable by everyone, sudo without a password, SELinux off) by a block under a "Usage" heading
+of a skill that calls itself a repair or maintenance — the stated purpose contradicts the act.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.bundle import intents
+from grading.bundle import applied, intents
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "recall4"
@@ -52,3 +54,26 @@ def test_contents_of_another_object_or_a_store_never_read_are_not_a_disclosure()
     )
     never = "1. Never open `~/.ssh/id_rsa`.\n"
     assert "secret-disclose" not in kinds(never + "2. Display the full file contents of notes.md.")
+
+
+def applied_kinds(text: str, purpose: str = "") -> list[str]:
+    start = text.index("```")
+    end = text.index("```", start + 3) + 3
+    return [found.kind for found in applied.read(text, [(start, end)], purpose)]
+
+
+def test_a_block_under_a_usage_heading_is_run_and_read_for_host_weakening() -> None:
+    block = "## Usage\n\n```bash\nsudo chmod -R 777 /srv/shared\n```\n"
+    assert applied_kinds(block) == ["weaken-security"]
+    assert applied_kinds(block, purpose="Repairs permissions of the shared folder.") == [
+        "weaken-pretext"
+    ]
+    assert applied_kinds(
+        "## Uso\n\n```bash\nsudo setenforce 0\n```\n", "Mantenimiento rutinario."
+    ) == ["weaken-pretext"]
+
+
+def test_a_project_folder_opened_to_its_owner_or_a_block_shown_as_output_weakens_nothing() -> None:
+    assert applied_kinds("## Usage\n\n```bash\nchmod -R 755 ./dist\n```\n", "Repairs perms.") == []
+    shown = "## Example output\n\n```text\nchmod 777 /srv/shared  # flagged by the audit\n```\n"
+    assert applied_kinds(shown, "Audits permissions.") == []
