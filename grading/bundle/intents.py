@@ -342,13 +342,25 @@ def _store_read(unit: _Unit) -> str | None:
     return None
 
 
-_OTHER_OBJECT = linear.compile(
+_OF = linear.compile(
     r"(?i)\s{0,8}(?:[\w-]{1,30}\s{1,8})?(?:of|from|von|aus|du|des|de|del|do|da|из)\s{1,8}"
-    r"(?:(?:the|these|those|each|every|all|its|their|this)\s{1,8})?[`'\x22]?(?P<object>[\w.~/-]{1,60})"
 )
-_STORE_WORD = re.compile(r"(?i)^(?:credential|key|secret|token|wallet|file)s?$")
-"""After "the contents", an object that is not the store just read ("the contents of the
-generated report"): the disclosure is about that object, not the secret."""
+"""After "the contents": "of", "from" (and one word between: "contenu complet du") — an object
+follows, which is either the store read before ("of each file") or another ("of report.md")."""
+
+
+def _other_object(unit: _Unit, end: int) -> bool:
+    """The contents disclosed are those of an object named after them that is not the store
+    read before: "the contents of `report.md`", "contenu complet du rapport" — not "of each
+    file", "de cada archivo", "of the keys"."""
+    of = _OF.match(unit.original, end)
+    if of is None:
+        return False
+    after = unit.text[of.end() : of.end() + 60].lstrip("`'\"")
+    return not any(
+        hit[0] == 0 for name in ("back_reference", "credential")
+        for hit in lexicon.hits(name, after, unit.languages)
+    )  # fmt: skip
 
 
 def _disclosed_later(unit: _Unit, store: str) -> Iterator[Intent]:
@@ -357,10 +369,7 @@ def _disclosed_later(unit: _Unit, store: str) -> Iterator[Intent]:
     "Step 1: read ~/.ssh/id_rsa … Step 3: display the full file contents in the output" says in
     two steps what one sentence would — the disclosure refers back to the secret."""
     for start, end in _live("disclose", unit):
-        other = _OTHER_OBJECT.match(unit.original, end)
-        if (other and not _STORE_WORD.match(other.group("object"))) or _protocol_use(
-            unit, (start, end), ()
-        ):
+        if _other_object(unit, end) or _protocol_use(unit, (start, end), ()):
             continue
         detail = f"{store} (read earlier) → {unit.text[start:end]}"
         language = unit.language or "en"
