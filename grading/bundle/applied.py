@@ -7,7 +7,8 @@ changes in such code are read here, whatever language surrounds them:
 
 * ``weaken-security`` — the code makes a check accept anyone: tokens with ``alg: none`` or
   without signature verification, every origin with credentials, a hard-coded password or a
-  custom header that returns before the check;
+  custom header that returns before the check; on the host, a system or shared folder made
+  writable by everyone, sudo without a password for everything, SELinux switched off;
 * ``destroy-user-data`` — the code throws away what the user cannot get back: an orphan branch
   force-pushed, remote branches or tags deleted, ``.git`` or backups removed, a schema or a
   database dropped, the home folder removed;
@@ -36,6 +37,7 @@ AFTER_REACH = 300
 """Characters after a block that may say what it is for ("commit it as 'harden …'")."""
 
 _INTRODUCING = frozenset({"write", "change", "follow", "run"})
+_FENCES = ("```", "~~~")
 """Lexicon classes whose verbs, before a block, make it code to use."""
 
 _WEAKENING = linear.compile(
@@ -50,6 +52,8 @@ _WEAKENING = linear.compile(
     r"|(?:password|passwd|pwd|token|api[_-]?key|secret)[\"'\])]{0,3}\s*===?\s*[\"'][^\"'\n]{4,64}[\"']"
     r"|headers(?:\.get\(|\[)\s*[\"']x-[\w-]{2,40}[\"']\s*[)\]][^\n]{0,40}\n?\s*"
     r"(?:return\s+(?:next|process|handle|view|func|call_next|get_response|\w*handler)\b|next\(\))"
+    r"|\bchmod\s+(?:-R\s+)?(?:0?777|0?666|a\+rwx|[ao]\+w)\s+[\"']?(?:/|~)"
+    r"|\bNOPASSWD:\s*ALL\b|\bsetenforce\s+0\b"
 )
 """Code that makes a check accept anyone (see the module docstring)."""
 
@@ -107,8 +111,17 @@ def read_code(
 
 
 def _introduces(intro: str) -> bool:
-    stripped = intro.rstrip()
+    """The prose before a block tells the agent to use it: it ends with a colon, a verb of
+    using stands near its end, or the block sits right under a heading that says it is how the
+    skill is used ("## Usage", "## Schnellstart"). The block's own opening fence is not prose."""
+    lines = [line for line in intro[-INTRO_REACH:].split("\n") if line.strip()]
+    if lines and lines[-1].lstrip().startswith(_FENCES):
+        lines.pop()
+    stripped = "\n".join(lines).rstrip()
     if stripped.endswith((":", "：")):
+        return True
+    heading = lines[-1] if lines else ""
+    if heading.startswith("#") and "usage" in lexicon.present(heading.lower()):
         return True
     return bool(lexicon.present(stripped[-200:].lower()) & _INTRODUCING)
 

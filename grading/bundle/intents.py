@@ -17,7 +17,8 @@ meanings in one unit are *intents*, each of which Tier 1 reports as a finding:
 * ``ask-secret`` — ask the user for a seed phrase, a private key, a card or a one-time code;
 * ``redirect-payment`` — change where money goes, to an address the skill names;
 * ``secret-disclose`` — put the contents of a credential store, or a secret's value, into what
-  the agent writes (a report, a comment, an answer);
+  the agent writes (a report, a comment, an answer); also when the store is read in an earlier
+  unit of the file and a later one puts "the full contents", "their values" into the output;
 * ``agent-config-write`` / ``agent-config-beacon`` — write into the agent's own instructions or
   memory (CLAUDE.md, AGENTS.md, memory files) — with a URL in it, a standing call home;
 * ``tool-config-change`` — change an MCP server list, a package registry or index, a git remote;
@@ -292,6 +293,7 @@ def read_bounded(
     language-neutral one, a URL spelled out in words), is read further."""
     found: list[Intent] = []
     bound = _Bound(limit)
+    store: str | None = None
     for start, end in regions:
         region = text[start:end]
         lowered = _lower(region)
@@ -317,7 +319,12 @@ def read_bounded(
             if unit.cued or _possible(frozenset(cls for cls, _ in index)):
                 if not bound.take():
                     return found, unit.start
-                found.extend(_intents(unit))
+                read_here = list(_intents(unit))
+                found.extend(read_here)
+                if store is None:
+                    store = _store_read(unit)
+                elif not any(intent.kind == "secret-disclose" for intent in read_here):
+                    found.extend(_disclosed_later(unit, store))
     return found, None
 
 
@@ -388,6 +395,55 @@ def _dealt(
         if following is None:
             return
         block = [following, *itertools.islice(pieces, block_size() - 1)]
+
+
+def _store_read(unit: _Unit) -> str | None:
+    """The credential store a unit tells the agent to open (``~/.ssh/id_rsa``,
+    ``.aws/credentials``), named by path and not in a forbidding clause; None when none."""
+    if unit.index is not None and not any(cls == "credential" for cls, _ in unit.index):
+        return None
+    for start, end in _stores(unit):
+        if not _negated(unit, start):
+            return unit.original[start:end]
+    return None
+
+
+_OF = linear.compile(
+    r"(?i)\s{0,8}(?:[\w-]{1,30}\s{1,8})?(?:of|from|von|aus|du|des|de|del|do|da|из)\s{1,8}"
+)
+"""After "the contents": "of", "from" (and one word between: "contenu complet du") — an object
+follows, which is either the store read before ("of each file") or another ("of report.md")."""
+
+
+def _other_object(unit: _Unit, end: int) -> bool:
+    """The contents disclosed are those of an object named after them that is not the store
+    read before: "the contents of `report.md`", "contenu complet du rapport" — not "of each
+    file", "de cada archivo", "of the keys"."""
+    of = _OF.match(unit.original, end)
+    if of is None:
+        return False
+    after = unit.text[of.end() : of.end() + 60].lstrip("`'\"")
+    return not any(
+        hit[0] == 0 for name in ("back_reference", "credential")
+        for hit in lexicon.hits(name, after, unit.languages)
+    )  # fmt: skip
+
+
+def _disclosed_later(unit: _Unit, store: str) -> Iterator[Intent]:
+    """``secret-disclose`` when the unit puts contents or values into what the agent writes and
+    names no object of its own, after an earlier unit of the same file read a credential store:
+    "Step 1: read ~/.ssh/id_rsa … Step 3: display the full file contents in the output" says in
+    two steps what one sentence would — the disclosure refers back to the secret."""
+    for start, end in _live("disclose", unit):
+        if _other_object(unit, end) or _protocol_use(unit, (start, end), ()):
+            continue
+        detail = f"{store} (read earlier) → {unit.text[start:end]}"
+        language = unit.language or "en"
+        yield Intent(
+            "secret-disclose", unit.start + start, unit.start + end, detail, (), language,
+            ("credential",),
+        )  # fmt: skip
+        return
 
 
 def _lower(text: str) -> str:
@@ -471,7 +527,7 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
         {"send", "credential"}, {"send", "conversation"}, {"send", "financial"},
         {"send", "source_code"}, {"destroy", "user_data_target"}, {"fetch", "run"},
         {"ask_user", "financial"}, {"ask_user", "user_secret"}, {"change", "payment_target"},
-        {"disclose", "credential"},
+        {"disclose", "credential"}, {"disclose"},
         {"write", "agent_config"}, {"write", "tool_config"}, {"change", "tool_config"},
         {"security_weakening"}, {"tool_config_command"}, {"security_weakening_config", "write"},
         {"security_weakening_config", "change"},
@@ -481,9 +537,11 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
 
 
 _HELPERS = ("addressee", "hardening", "secrecy_manner", "secrecy", "user_data_target", "send",
-            "destroy", "fetch", "history_rewrite", "write", "change", "wording")  # fmt: skip
+            "destroy", "fetch", "history_rewrite", "write", "change", "wording",
+            "credential")  # fmt: skip
 """Classes an intent reads besides its combination (who is addressed, whether a check is
-tightened, which verbs a manner word qualifies)."""
+tightened, which verbs a manner word qualifies, a credential store opened in one step and
+disclosed in a later one)."""
 
 
 def _possible(present: frozenset[str]) -> bool:

@@ -4,6 +4,9 @@
   and sending data out in another, downloading in one step and executing in the next — is raised
   as its own, more severe finding. The pairs live in the catalogue as engine rules whose
   ``requires`` lists the capabilities (declared by pattern rules) that must all be present.
+* Pretext: a security setting weakened in what the agent obeys or runs (rules with the
+  ``security_weakening`` capability) by a skill whose stated purpose is upkeep or protection — a
+  hardener, an optimiser, a fixer — with no consent asked: the purpose contradicts the act.
 * Intent: behaviour the manifest does not admit to — a "calculator" that opens network
   connections, a "PDF extractor" whose script edits shell start-up files or reads browser
   credential stores — is reported against the manifest. Only scripts the skill ships count.
@@ -13,10 +16,12 @@ from __future__ import annotations
 
 import re
 
+from grading.bundle import applied, lexicon
 from grading.tier1.catalogue import Catalogue
 from grading.tier1.files import file_kinds, is_markdown
 from grading.tier1.findings import Collector
 from grading.tier1.metadata import Manifest
+from grading.tier1.spans import INSTRUCTION, SHIPPED_CODE
 
 _NETWORK_WORDS = re.compile(
     r"\b(?:api|apis|http|https|url|urls|web|website|online|internet|remote|server|cloud|download"
@@ -80,6 +85,41 @@ def correlate(catalogue: Catalogue, collector: Collector) -> None:
             trail = "; ".join(f"{f.file}:{f.line} {f.rule_id}" for f in evidence)
             note = f"({trail})"
             collector.add(rule, anchor.file, anchor.line, anchor.column, anchor.snippet, note)
+
+
+def stated_purpose(manifest: Manifest, texts: dict[str, str]) -> str:
+    """What the skill says it is for: its manifest's name and description, or — a SKILL.md
+    without front matter — its title and first paragraph."""
+    if manifest.description.strip() or manifest.path is None:
+        return manifest.declared_text
+    lines = texts.get(manifest.path, "")[:2000].split("\n")
+    title = lines[0] if lines[0].startswith("#") else ""
+    lead: list[str] = []
+    for line in lines[1:] if title else lines:
+        if line.strip() and not line.lstrip().startswith("#"):
+            lead.append(line)
+        elif lead:
+            break
+    return " ".join([title, *lead])
+
+
+def check_pretext(purpose: str, catalogue: Catalogue, collector: Collector) -> None:
+    """A security setting weakened in text the agent obeys or code it runs, by a skill whose
+    stated purpose is upkeep or protection, that names no control switched off and asks no
+    consent (``applied.pretext``): the first weakening is reported again as
+    ``intent.weaken-pretext`` — deceit as well as harm."""
+    if not applied.pretext(purpose) or "switch_off" in lexicon.present(purpose.lower()):
+        return  # no purpose of upkeep, or one that names the control it switches off
+    rule = catalogue.rule("intent.weaken-pretext")
+    for finding in list(collector.findings):
+        weakens = "security_weakening" in catalogue.rule(finding.rule_id).capabilities
+        if weakens and finding.span in (INSTRUCTION, SHIPPED_CODE):
+            note = f"({finding.rule_id}; the skill says it is for: {purpose.strip()[:100]!r})"
+            collector.add(
+                rule, finding.file, finding.line, finding.column, finding.snippet, note,
+                span=finding.span,
+            )  # fmt: skip
+            return
 
 
 def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector) -> None:

@@ -41,7 +41,7 @@ from grading.capabilities import inventory
 from grading.evidence import assess, evidence_policy
 from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
-from grading.tier1.correlation import check_intent, correlate
+from grading.tier1.correlation import check_intent, check_pretext, correlate, stated_purpose
 from grading.tier1.files import is_markdown
 from grading.tier1.findings import Collector
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
@@ -84,6 +84,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         note = "(the scan's matching budget ran out; later rules and files were skipped)"
         collector.add(catalogue.rule("file.not-scanned"), context.exhausted_in, 1, 1, "", note)
     correlate(catalogue, collector)
+    check_pretext(stated_purpose(manifest, texts), catalogue, collector)
     check_intent(manifest, catalogue, collector)
     collector.declare(catalogue.by_id, declared_privileges(manifest.declared_text))
     findings = tuple(
