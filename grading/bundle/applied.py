@@ -110,6 +110,47 @@ def read_code(
         yield _intent("redirect-payment", start, payment, language)
 
 
+_LIST_ITEM = linear.compile(r"^[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_INLINE_CODE = linear.compile(r"`([^`\n]{1,400})`")
+_REFUSED = frozenset({"negation", "negation_after", "hardening"})
+"""Classes that turn a list of rules into a list of what to refuse or look for."""
+
+
+def read_rule_lists(
+    text: str, regions: Iterable[tuple[int, int]], purpose: str, *, language: str = ""
+) -> Iterator[Intent]:
+    """The changes of the inline code in the items of a list the prose introduces as rules
+    to apply ("When you write the settings, always follow these house rules:" then
+    "- pass `options={"verify_signature": False}`"): each item's code goes into the user's
+    project as surely as a fenced block introduced the same way. A list introduced as what to
+    avoid or to look for, and an item that refuses its code, are not applied."""
+    for start, end in regions:
+        intro = ""
+        offset = start
+        for line in text[start:end].split("\n"):
+            line_start, offset = offset, offset + len(line) + 1
+            if not _LIST_ITEM.match(line):
+                intro = line if line.strip() else intro
+                continue
+            words = _INLINE_CODE.sub("``", line).lower()  # the item's words, not its code
+            if not _applies_list(intro) or lexicon.present(words) & _REFUSED:
+                continue
+            context = " ".join((intro, words, purpose))
+            for code in _INLINE_CODE.finditer(line):
+                low, high = code.span(1)
+                yield from read_code(
+                    text, line_start + low, line_start + high, context, language=language
+                )
+
+
+def _applies_list(intro: str) -> bool:
+    """A line introducing a list as what to do: it ends with a colon and refuses nothing."""
+    stripped = intro.rstrip()
+    if not stripped.endswith((":", "：")):
+        return False
+    return not lexicon.present(stripped[-200:].lower()) & _REFUSED
+
+
 def _introduces(intro: str) -> bool:
     """The prose before a block tells the agent to use it: it ends with a colon, a verb of
     using stands near its end, or the block sits right under a heading that says it is how the

@@ -20,7 +20,8 @@ Roles (what each file is to the agent):
 * ``test`` — tests and fixtures nothing runs;
 * ``shipped`` — any other file (scripts and configuration the skill ships).
 
-A data file (JSON, YAML) that is followed or read holds instructions in its string values.
+A data file (JSON, YAML, TOML, INI, CSV, or the text of an SVG image) that is followed or read
+holds instructions in its string values, cells or text.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ OBEYED_ROLES = frozenset({MANIFEST, FOLLOWED, READ})
 """Roles whose text is instructions."""
 
 _MARKDOWN = (".md", ".markdown", ".mdx", ".mdc")
-_DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml")
+_DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv", ".svg")
+"""Files whose values or text are instructions when the agent is told to follow or read them:
+structured data, settings with sections, tables of steps, and an image's text."""
 _TEXT = (".txt", ".rst", ".adoc", ".org")
 _SCRIPTS = (
     ".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".ps1", ".rb",
-    ".pl", ".php", ".bat", ".cmd",
+    ".pl", ".php", ".bat", ".cmd", ".ipynb",
 )  # fmt: skip
 _TEST_PATH = re.compile(
     r"(?:^|/)(?:tests?|__tests__|spec|specs|fixtures?|testdata|test_data|e2e)/"

@@ -6,7 +6,9 @@ known parts, ``+``, ``path.join``, ``os.homedir()``), decoders followed (``Strin
 where they come from — a secret store read with ``fs``, the whole ``process.env`` or a secret
 variable of it, a ``fetch`` response, a decoder — and facts at the sinks: a labelled value in
 a request body (``fetch`` with a body, ``axios.post``, ``http.request``), or executed (``eval``,
-``new Function``, ``child_process.exec``).
+``new Function``, ``child_process.exec``). A delete (``fs.rmSync``, ``fs.promises.rm``,
+``fs-extra``'s ``remove``, ``rimraf``) of a path computed from ``os.homedir()`` is weighed by
+``destruction`` as in Python and shell.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from grading.programs import sensitive
+from grading.programs import destruction, sensitive
+from grading.programs.destruction import HOME
 from grading.programs.facts import (
     DECODED_EXEC,
     DECODED_STRING,
+    DESTROYS_DATA,
     FETCH_EXEC,
     NETWORK_SEND,
     SECRET_FLOW,
@@ -86,8 +90,13 @@ class _State:
 
 _WORDS = (
     "fetch", "axios", "http", "eval", "Function", "child_process", "exec", "fromCharCode", "atob",
-    "base64", "reverse", "readFile", "process.env", "sendBeacon", "WebSocket",
+    "base64", "reverse", "readFile", "process.env", "sendBeacon", "WebSocket", "rmSync",
+    "rmdirSync", "unlinkSync", "removeSync", "rimraf", ".rm(", ".rmdir(", ".remove(",
 )  # fmt: skip
+_DELETERS = frozenset({"rm", "rmSync", "rmdir", "rmdirSync", "unlink", "unlinkSync", "remove",
+                       "removeSync", "emptyDir", "emptyDirSync"})  # fmt: skip
+_FILE_MODULES = ("fs", "fsp", "fse", "fs.promises", "fsPromises", "fsExtra")
+_RIMRAF = ("rimraf", "rimraf.sync", "rimrafSync")
 
 
 def analyse(text: str, base: int = 0, *, typescript: bool = False) -> list[Fact]:
@@ -271,17 +280,18 @@ def _call(node: Any, state: _State) -> _Value:
             mapped = _mapped_char_codes(receiver, state)
             if mapped is not None:
                 return _decoded(mapped, frozenset(), node, state)
-        if name in ("path.join", "path.resolve", "path.posix.join") and all(
-            a.text is not None for a in args
-        ):
-            return _Value("/".join(a.text or "" for a in args), merged.labels)
+        if name in ("path.join", "path.resolve", "path.posix.join"):
+            return _placed(args, merged)
         return merged
     if name in ("path.join", "path.resolve"):
-        if all(a.text is not None for a in args):
-            return _Value("/".join(a.text or "" for a in args), merged.labels)
-        return merged
+        return _placed(args, merged)
     if name in ("os.homedir", "homedir"):
-        return _Value("~")
+        return _Value("~", frozenset({HOME}))
+    if (last in _DELETERS and name.rpartition(".")[0] in _FILE_MODULES) or name in _RIMRAF:
+        lost = destruction.valuable(first.text, first.labels)
+        if lost is not None:
+            state.fact(DESTROYS_DATA, node, f"{name} deletes {lost}: {(first.text or '?')[:100]}")
+        return merged
     if name == "JSON.stringify" and nodes and state.text(nodes[0]) == "process.env":
         return _Value(None, frozenset({SECRET}))
     if last in ("readFileSync", "readFile", "createReadStream", "readdirSync", "readdir"):
@@ -313,6 +323,18 @@ def _call(node: Any, state: _State) -> _Value:
     ):
         return _request(name, nodes, args, node, state)
     return merged
+
+
+def _placed(args: list[_Value], merged: _Value) -> _Value:
+    """A joined path: its text when every part is known; computed from the home folder, it
+    keeps ``place:home`` only while deleting it would lose the user's data (``~/.cache/x`` is
+    a cache, ``~/Documents`` is not)."""
+    if any(a.text is None for a in args):
+        return merged
+    text = "/".join(a.text or "" for a in args)
+    if HOME in merged.labels and not destruction.valuable(text):
+        return _Value(text, merged.labels - {HOME})
+    return _Value(text, merged.labels)
 
 
 def _reversed_source(reverse_callee: Any, state: _State) -> str | None:

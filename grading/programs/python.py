@@ -72,9 +72,14 @@ class Value:
     number: int | None = None
     items: tuple[Value, ...] | None = None
     hosts: tuple[str, ...] = ()
+    refers: str | None = None
+    """The dotted name of the module or function this value is, when it was looked up by a
+    computed name (``importlib.import_module("o" + "s")``, ``getattr(m, "env" + "iron")``)."""
 
     def with_labels(self, labels: _Labels) -> Value:
-        return Value(self.text, self.labels | labels, self.number, self.items, self.hosts)
+        return Value(
+            self.text, self.labels | labels, self.number, self.items, self.hosts, self.refers
+        )
 
 
 UNKNOWN = Value()
@@ -229,14 +234,18 @@ _DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify",
                   "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
 _DESTROYER_WORDS = ("rmtree", ".unlink(", "os.remove(", "rmdir(", "removedirs(", "DROP ", "drop ",
                     "pg_drop", "--orphan", "reflog")  # fmt: skip
+_INDIRECTION_WORDS = ("import_module", "__import__(", "getattr(__builtins__", "getattr(builtins")
+"""Modules and built-ins looked up by a string: what they call is only known by folding it."""
 
 
 def worth_analysing(text: str) -> bool:
     """Whether the script can hold a fact: a decoder, or a sink or executor with a source or a
     fetch to feed it, or a sensitive path to read (substring tests: most scripts have none of
     these together and are left to the pattern rules)."""
-    if any(word in text for word in _DECODER_WORDS) or any(
-        word in text for word in _DESTROYER_WORDS
+    if any(
+        word in text
+        for words in (_DECODER_WORDS, _DESTROYER_WORDS, _INDIRECTION_WORDS)
+        for word in words
     ):
         return True
     sources = any(word in text for word in _SOURCE_WORDS)
@@ -469,6 +478,9 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         dotted = _dotted(node)
         if dotted in env:
             return env[dotted]
+        resolved = _resolved(dotted, env)
+        if resolved != dotted:
+            return _referring(resolved)
         if node.attr == "parent" and _parent_depth(node) >= 3:
             return Value(OUTSIDE_PREFIX, frozenset({OUTSIDE}))
         if dotted in ("os.environ", "os.environ.items", "os.environ.values"):
@@ -594,7 +606,7 @@ def _call(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
 
 
 def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
-    name = _dotted(node.func)
+    name = _callee(node.func, env, state)
     last = name.rsplit(".", 1)[-1]
     args = [_eval(a, env, state) for a in node.args[:64]]
     keywords = {k.arg: _eval(k.value, env, state) for k in node.keywords[:64]}
@@ -666,7 +678,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     ):
         _sink(node, name, last, args, keywords, state)
         return Value(None, frozenset({FETCHED}))  # the response, not the request's data
-    if last in _EXECUTORS and _is_exec(name, last):
+    if (last in _EXECUTORS or name == _COMPUTED_BUILTIN) and _is_exec(name, last):
         _exec(node, name, args, keywords, state)
         _git_command(node, args, state)
     _destroys(node, name, last, first, receiver, state)
@@ -682,7 +694,11 @@ def _fold(
     node: ast.Call,
     state: _State,
 ) -> Value | None:
-    """Calls that compute a string from constants: decoders, joins, paths."""
+    """Calls that compute a string from constants: decoders, joins, paths; modules and
+    functions looked up by such a string."""
+    looked_up = _looked_up(name, first, args, node)
+    if looked_up is not None:
+        return looked_up
     if name == "chr" and first.number is not None and 0 <= first.number < 0x110000:
         return Value(chr(first.number), first.labels | {DECODED})
     if name == "map" and len(node.args) == 2 and _dotted(node.args[0]) == "chr":
@@ -757,6 +773,56 @@ def _fold(
     return None
 
 
+_IMPORTERS = frozenset({"importlib.import_module", "import_module", "__import__"})
+_BUILTINS = frozenset({"__builtins__", "builtins"})
+_COMPUTED_BUILTIN = "builtins.?"
+"""A built-in function chosen by a name computed at run time: it may be ``exec``."""
+
+
+def _looked_up(name: str, first: Value, args: list[Value], node: ast.Call) -> Value | None:
+    """A module imported, or an attribute fetched, by a name given as a string: the value the
+    name refers to, so that ``getattr(importlib.import_module("o" + "s"), "system")(…)`` is
+    read as ``os.system(…)`` — indirection hides a call from a reader of the text, not from the
+    program."""
+    if name in _IMPORTERS and first.text:
+        return _referring(first.text)
+    if name != "getattr" or len(args) < 2:
+        return None
+    owner = first.refers or _dotted(node.args[0])
+    if owner in _BUILTINS:
+        return _referring(args[1].text or _COMPUTED_BUILTIN)
+    if first.refers and args[1].text:
+        return _referring(f"{first.refers}.{args[1].text}")
+    return None
+
+
+def _referring(name: str) -> Value:
+    """The value of a module or function reached by name (``os.environ`` carries secrets)."""
+    if name in ("os.environ", "os.environ.items", "os.environ.values"):
+        return Value(None, frozenset({SECRET}), refers=name)
+    return Value(refers=name)
+
+
+def _resolved(dotted: str, env: dict[str, Value]) -> str:
+    """``dotted`` with its first name replaced by what that variable refers to, if known."""
+    root, _, rest = dotted.partition(".")
+    target = env.get(root)
+    if target is None or target.refers is None:
+        return dotted
+    return f"{target.refers}.{rest}" if rest else target.refers
+
+
+def _callee(func: ast.expr, env: dict[str, Value], state: _State) -> str:
+    """The dotted name of what a call calls, through names bound to modules looked up by
+    string and through calls that return such a function (``getattr(m, "post")(…)``)."""
+    name = _dotted(func)
+    if name and not name.startswith("."):
+        return _resolved(name, env)
+    if isinstance(func, ast.Call):
+        return _eval(func, env, state).refers or name
+    return name
+
+
 def _joined(separator: str, parts: Value) -> str:
     pieces: list[str] = []
     for item in parts.items or ():
@@ -811,6 +877,8 @@ def _sends(last: str, keywords: dict[str | None, Value]) -> bool:
 
 
 def _is_exec(name: str, last: str) -> bool:
+    if name == _COMPUTED_BUILTIN:
+        return True
     if last in ("exec", "eval", "compile", "execfile"):
         return name in (last, f"builtins.{last}")
     if last == "loads":

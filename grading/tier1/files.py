@@ -9,6 +9,7 @@ exact without any bookkeeping.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -329,13 +330,30 @@ _YAML_VALUE = linear.compile(
 )
 
 
+_INI_VALUE = linear.compile(r"(?m)^[ \t]*[\w.-]{1,80}[ \t]*[=:][ \t]*([^\n]+)$")
+"""The value of an INI setting (``run = git config …``)."""
+_CSV_CELL = linear.compile(r'(?m)(?:^|[,;\t])[ \t]*("(?:[^"\n]|"")*"|[^,;\t\n]+)')
+"""A cell of a CSV or TSV table (quoted or bare)."""
+_MARKUP_TEXT = linear.compile(r">([^<>]+)<")
+"""The text between two tags of an SVG image (``<desc>…</desc>``, ``<text>…</text>``)."""
+
+
 def data_strings_view(path: str, text: str) -> View:
-    """The string values of a data file (JSON, YAML, TOML) as prose: when the agent is told to
-    carry out a checklist or a plan kept as data, its values are instructions."""
-    if path.lower().endswith((".yaml", ".yml")):
-        spans = [m.span(1) for m in _YAML_VALUE.finditer(text)]
+    """The string values of a data file (JSON, YAML, TOML, INI), the cells of a table (CSV,
+    TSV) and the text of an image (SVG) as prose: when the agent is told to carry out a
+    checklist, a plan or a list of steps kept as data, its values are instructions."""
+    lowered = path.lower()
+    if lowered.endswith((".yaml", ".yml")):
+        pattern, keys = _YAML_VALUE, False
+    elif lowered.endswith((".ini", ".cfg")):
+        pattern, keys = _INI_VALUE, False
+    elif lowered.endswith((".csv", ".tsv")):
+        pattern, keys = _CSV_CELL, False
+    elif lowered.endswith(".svg"):
+        pattern, keys = _MARKUP_TEXT, False
     else:
-        spans = [m.span(1) for m in _JSON_STRING.finditer(text) if m.start(2) < 0]
+        pattern, keys = _JSON_STRING, True
+    spans = [m.span(1) for m in pattern.finditer(text) if not keys or m.start(2) < 0]
     return View("prose", _keep_only(text, spans), tuple(spans))
 
 
@@ -346,6 +364,25 @@ _COMMAND_VALUE = linear.compile(
 )
 """A data value that is a command line: its first word is a program the agent would run."""
 _ESCAPE = re.compile(r"\\(.)")
+
+
+def notebook_code(text: str) -> list[str]:
+    """The source of each code cell of a Jupyter notebook (none if the text is not one)."""
+    try:
+        notebook = json.loads(text)
+    except ValueError:
+        return []
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list):
+        return []
+    code: list[str] = []
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        lines = source if isinstance(source, list) else [source]
+        code.append("".join(line for line in lines if isinstance(line, str)))
+    return code
 
 
 def data_commands(text: str, strings: View) -> Iterator[tuple[int, str]]:

@@ -34,6 +34,7 @@ from grading.tier1.files import (
     fenced_blocks,
     file_kinds,
     is_markdown,
+    notebook_code,
     views_of,
 )
 from grading.tier1.findings import Collector
@@ -216,8 +217,12 @@ def _role(path: str, context: ScanContext) -> str:
 
 def scan_file(path: str, text: str, context: ScanContext) -> None:
     catalogue, collector = context.catalogue, context.collector
-    data_only = not is_markdown(path) and file_kinds(path, text) == ("data",)
     obeyed = context.graph is not None and context.graph.obeyed(path)
+    data_only = (
+        not is_markdown(path)
+        and file_kinds(path, text) == ("data",)
+        and not (obeyed and graph.is_data(path))
+    )  # a table or an image the agent follows is read like its other instructions
     file = _File(path, text, normalise(text, fold=not data_only), _role(path, context))
     file.quotes_obeyed = context.quotes_obeyed
     views = file.views = _without_messages(views_of(path, file.normalised.text), path)
@@ -234,6 +239,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _analyse_programs(file, context)
     if obeyed and graph.is_data(path):
         _analyse_data_commands(file, context)
+    if path.lower().endswith(".ipynb"):
+        _analyse_notebook(file, context)
     if not is_markdown(path) and (file.role == "shipped" or (obeyed and graph.is_data(path))):
         _read_payment_fields(file, context)
         if _applied(path, context):
@@ -560,6 +567,7 @@ def _read_intents(file: _File, context: ScanContext) -> None:
     found_intents = [
         *read,
         *applied.read(text, obeyed, context.purpose),
+        *applied.read_rule_lists(text, regions, context.purpose),
         *intents.read_secret_urls(text),
     ]
     for found in found_intents:
@@ -793,16 +801,53 @@ def _analyse_data_commands(file: _File, context: ScanContext) -> None:
     for offset, command in data_commands(file.normalised.text, strings):
         if not context.spend(file.path, len(command)):
             return
-        line, column = file.locate(offset)
-        _rescan(file, command, (line, column), "a command a data file gives the agent", context)
-        label = file.spans.label(offset, "shell")
-        for fact in shell_programs.blocks(command, ((0, len(command)),)):
-            rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
-            hosts = fact.hosts if fact.kind in _HOSTED_FACTS else ()
-            first_party = hosts and all(is_first_party(h, context.declared) for h in hosts)
-            span = FIRST_PARTY if first_party and label in _HOST_CHECKED else label
-            note = f"({fact.detail})"
-            context.collector.add(rule, file.path, line, column, command[:160], note, span=span)
+        where = file.locate(offset)
+        _rescan(file, command, where, "a command a data file gives the agent", context)
+        found = shell_programs.blocks(command, ((0, len(command)),))
+        _report_recovered(file, offset, command, file.spans.label(offset, "shell"), found, context)
+
+
+def _report_recovered(
+    file: _File,
+    offset: int,
+    code: str,
+    label: str,
+    found: Iterator[facts.Fact] | list[facts.Fact],
+    context: ScanContext,
+) -> None:
+    """The program facts of code recovered from a carrier (a data file's command, a notebook
+    cell), reported at ``offset`` of the carrier: the code does not exist verbatim in the file."""
+    line, column = file.locate(offset)
+    for fact in found:
+        rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+        hosts = fact.hosts if fact.kind in _HOSTED_FACTS else ()
+        first_party = hosts and all(is_first_party(h, context.declared) for h in hosts)
+        span = FIRST_PARTY if first_party and label in _HOST_CHECKED else label
+        note = f"({fact.detail})"
+        context.collector.add(rule, file.path, line, column, code[:160], note, span=span)
+
+
+_CODE_CELL = linear.compile(r'"cell_type"\s*:\s*"code"')
+MAX_NOTEBOOK = 4 * 1024 * 1024
+"""Larger notebooks (outputs of megabytes) are left to the pattern rules."""
+
+
+def _analyse_notebook(file: _File, context: ScanContext) -> None:
+    """A Jupyter notebook is the Python its code cells hold, kept as JSON strings that no
+    pattern or parser reads as code: each cell's source is recovered and read as a script
+    (rules and the program analysis), reported at the cell — running a notebook runs it."""
+    text = file.normalised.text
+    if len(text) > MAX_NOTEBOOK:
+        return
+    cells = notebook_code(text)
+    starts = [m.start() for m in _CODE_CELL.finditer(text)]
+    for index, code in enumerate(cells):
+        if not context.spend(file.path, len(code)):
+            return
+        offset = starts[index] if len(starts) == len(cells) else 0
+        _rescan(file, code, file.locate(offset), "a notebook code cell", context)
+        found = python_programs.blocks(code, ((0, len(code)),))
+        _report_recovered(file, offset, code, file.spans.label(offset, "python"), found, context)
 
 
 _BACKWARDS = re.compile(
