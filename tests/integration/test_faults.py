@@ -85,7 +85,7 @@ def scan_messages_by_submission(broker_url: str) -> Counter:
         held = []
         while (message := queue.get(no_ack=False)) is not None:
             held.append(message)
-            args, _kwargs, _embed = json.loads(message.body)
+            args, _kwargs, _embed = json.loads(message.body or "[[null], {}, {}]")
             counts[args[0]] += 1
         for message in held:
             message.requeue()
