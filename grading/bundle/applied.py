@@ -42,7 +42,6 @@ _FENCES = ("```", "~~~")
 
 _WEAKENING = linear.compile(
     r"(?i)verify_signature[\"']?\s*[:=]\s*false"
-    r"|algorithms\s*[:=]\s*\[\s*[\"']none[\"']"
     r"|[\"']?alg[\"']?\s*[:=]\s*[\"']none[\"']"
     r"|cors_(?:allow_all_origins|origin_allow_all)\s*=\s*true"
     r"|csrf_trusted_origins\s*=\s*\[\s*[\"']https?://\*"
@@ -50,8 +49,16 @@ _WEAKENING = linear.compile(
     r"|\b(?:disable_auth\w*|auth_disabled|skip_auth\w*|bypass_auth\w*)\s*[:=]\s*(?:true|1)\b"
     r"|origin\s*:\s*(?:true|[\"']\*[\"'])[^}\n]{0,80}credentials\s*:\s*true"
     r"|(?:password|passwd|pwd|token|api[_-]?key|secret)[\"'\])]{0,3}\s*===?\s*[\"'][^\"'\n]{4,64}[\"']"
-    r"|headers(?:\.get\(|\[)\s*[\"']x-[\w-]{2,40}[\"']\s*[)\]][^\n]{0,40}\n?\s*"
+    r"|(?:headers?(?:\.get)?|\.get|getheader)\s*[(\[]\s*[\"']x-[\w-]{2,40}[\"']\s*[)\]][^\n]{0,80}\n?\s*"
     r"(?:return\s+(?:next|process|handle|view|func|call_next|get_response|\w*handler)\b|next\(\))"
+    r"|(?:query|args|params|query_params|cookies)(?:\.get\(|\[|\.)\s*[\"']?"
+    r"(?:debug|internal|bypass|skip_?auth|no_?auth|admin|backdoor)\w*[\"']?\s*[)\]]?\s*"
+    r"(?:===?|is)\s*[\"']?(?:1|true|yes|on)\b[^\n]{0,40}(?:return\s+next\b|next\(\))"
+    r"|[\"']x-[\w-]{2,40}[\"'][^\n]{0,80}\n[^\n]{0,120}\b(?:is_?admin|is_?superuser|is_?staff)\s*[:=]\s*true"
+    r"|(?:request|ant|mvc)Matchers\(\s*[\"']/\*\*[\"']\s*\)\s*\.permitAll\(|anyRequest\(\)\s*\.permitAll\("
+    r"|algorithms\s*[:=]\s*\[[^\]\n]{0,80}[\"']none[\"']"
+    r"|ignoreExpiration\s*:\s*true|verify_exp[\"']?\s*[:=]\s*false"
+    r"|jwt\.decode\([^\n]{0,120}\bverify\s*=\s*false"
     r"|\bchmod\s+(?:-R\s+)?(?:0?777|0?666|a\+rwx|[ao]\+w)\s+[\"']?(?:/|~)"
     r"|\bNOPASSWD:\s*ALL\b|\bsetenforce\s+0\b"
 )
@@ -81,11 +88,17 @@ def read(
     """The changes of the code blocks of ``text`` (``(start, end)`` offsets) that the prose
     before them tells the agent to use; ``purpose`` is the skill's own description."""
     previous_end = 0
+    introduced = ""  # the introduction of the previous block, if it was code to use
     for start, end in sorted(blocks):
+        gap = text[previous_end:start]
         intro = text[max(previous_end, start - INTRO_REACH) : start]
         previous_end = end
-        if not _introduces(intro):
+        if introduced and _only_labels(gap):
+            intro = " ".join((introduced, gap))  # the same fix for another framework
+        elif not _introduces(intro):
+            introduced = ""
             continue
+        introduced = intro
         context = " ".join((intro, text[end : end + AFTER_REACH], purpose))
         yield from read_code(text, start, end, context, language=language)
 
@@ -158,13 +171,34 @@ def _introduces(intro: str) -> bool:
     lines = [line for line in intro[-INTRO_REACH:].split("\n") if line.strip()]
     if lines and lines[-1].lstrip().startswith(_FENCES):
         lines.pop()
-    stripped = "\n".join(lines).rstrip()
-    if stripped.endswith((":", "：")):
-        return True
     heading = lines[-1] if lines else ""
     if heading.startswith("#") and "usage" in lexicon.present(heading.lower()):
         return True
+    while len(lines) > 1 and _LABEL.match(lines[-1]) and not lines[-1].rstrip().endswith(":"):
+        lines.pop()  # "**Express**" names the variant; the prose above it introduces the block
+    stripped = "\n".join(lines).rstrip()
+    if stripped.endswith((":", "：")):
+        return True
     return bool(lexicon.present(stripped[-200:].lower()) & _INTRODUCING)
+
+
+_LABEL = linear.compile(
+    r"^[ \t]*(?:\*\*|__|\*|_)?[^\s*_:：.!?。#>|-][^\n.!?。]{0,48}?"
+    r"(?:\*\*|__|\*|_)?[ \t]*[:：]?(?:\*\*|__)?[ \t]*$"
+)
+"""A short line that only names what follows (a framework, a language, a file): no sentence,
+and no heading, quote, table row or list item, which start something new."""
+
+
+def _only_labels(gap: str) -> bool:
+    """Between two blocks stand only the names of variants ("**FastAPI**"): the second block
+    is another form of the first, introduced by what introduced it."""
+    lines = [line for line in gap.split("\n") if line.strip()]
+    if lines and lines[0].lstrip().startswith(_FENCES):
+        lines.pop(0)
+    if lines and lines[-1].lstrip().startswith(_FENCES):
+        lines.pop()
+    return len(lines) <= 2 and all(_LABEL.match(line) for line in lines)
 
 
 def consent(context: str) -> bool:

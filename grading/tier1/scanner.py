@@ -603,14 +603,18 @@ _TEMPLATE_FOLDER = re.compile(
 )
 _APPLYING = frozenset({"write", "change"})
 """Lexicon classes whose verbs, where the instructions point at a file, make it code to apply."""
+_STATEMENTS = (".sql",)
+"""Files of statements the agent runs against the user's database (``psql -f reset.sql``): no
+program analysis reads them, so they are read as code the agent applies."""
 
 
 def _applied(path: str, context: ScanContext) -> bool:
     """A file the agent puts into the user's project (a template, a snippet, a file the
-    instructions tell it to write or add) rather than one it runs or reads."""
+    instructions tell it to write or add) rather than one it runs or reads, and a file of SQL
+    statements it runs."""
     if graph.is_test(path) or context.graph is None or context.graph.role(path) != graph.EXECUTED:
         return False
-    if _TEMPLATE_FOLDER.search(path):
+    if _TEMPLATE_FOLDER.search(path) or path.lower().endswith(_STATEMENTS):
         return True
     return bool(lexicon.present(_introductions(path, context).lower()) & _APPLYING)
 
