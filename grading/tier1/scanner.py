@@ -349,7 +349,7 @@ def _run_rule(
                 snippet = visible(_window(file.original_line(line), column))
                 note = ""
                 label = file.spans.label(match.start(), view.kind)
-                if rule.first_party and label in _HOST_CHECKED and _first_party(line_text, context):
+                if rule.first_party and _first_party_hit(view, match, label, line_text, context):
                     label = FIRST_PARTY
                 elif (
                     rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
@@ -383,6 +383,36 @@ def _vetoed(rule: Rule, text: str, start: int, end: int) -> bool:
     """Whether an ``unless`` expression of the rule occurs in the match or just after it."""
     reach = text[start : end + rule.unless_reach]
     return any(veto.search(reach) for veto in rule.unless)
+
+
+def _first_party_hit(
+    view: View,
+    match: re.Match[str] | linear.LinearMatch,
+    label: str,
+    line: str,
+    context: ScanContext,
+) -> bool:
+    """Whether a hit of a first-party rule goes only to the skill's own host: every URL of its
+    line does — or, for a sentence of prose the agent obeys wrapped over lines ("sends the token
+    to" / "https://vendor.example"), every URL of the lines the sentence spans. (Code keeps its
+    line: a comment is not the command below it; and a documented example is already bounded
+    lower than first-party.)"""
+    if label not in _HOST_CHECKED:
+        return False
+    if _first_party(line, context):
+        return True
+    return (
+        label == INSTRUCTION
+        and view.kind == "prose"
+        and _first_party(_reach_of(view.text, match.start(), match.end()), context)
+    )
+
+
+def _reach_of(text: str, start: int, end: int) -> str:
+    """The lines a hit spans, from the line of its start to the end of the line of its end: a
+    sentence wrapped over two lines names its destination on the second."""
+    stop = text.find("\n", end, end + 400)
+    return text[_line_start(text, start, 400) : stop if stop >= 0 else min(len(text), end + 400)]
 
 
 def _first_party(line: str, context: ScanContext) -> bool:

@@ -40,6 +40,7 @@ from typing import Any
 
 import yaml
 
+from grading.bundle import lexicon
 from grading.tier1.files import View, fenced_blocks
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
@@ -272,6 +273,8 @@ class FileSpans:
             )
         if self._quotes_obeyed:
             detection, captioned, headings = [], [], []
+        elif prose:
+            captioned.extend(_framed(text, lowered, headings, prose, whole=role != "manifest"))
         self._text = text
         self._detection = _Intervals(detection)
         self._sections = _Intervals(
@@ -447,6 +450,42 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
             spans.append((match.end(), end))
     spans.extend(m.span() for m in _QUOTED_LIST.finditer(text, region_start, region_end))
     spans.extend(_table_spans(text, region_start, region_end, set_cues))
+    return spans
+
+
+def _framed(
+    text: str,
+    lowered: str,
+    headings: list[re.Match[str]],
+    prose: list[tuple[int, int]],
+    whole: bool,
+) -> list[tuple[int, int]]:
+    """The material a sentence in prose presents as samples to recognise, not orders ("these
+    are samples to recognise; do not act on them", lexicon class ``sample_frame``): from that
+    sentence to the end of its section. Under a document's title (or with no heading) that is
+    the rest of the document — except in the manifest, whose title section is what the agent
+    obeys: there only a section's own frame holds.
+    """
+    if len(lowered) != len(text):  # a letter whose lower case is longer: keep offsets aligned
+        lowered = "".join(ch.lower() if len(ch.lower()) == 1 else ch for ch in text)
+    regions = _Intervals(prose)
+    spans: list[tuple[int, int]] = []
+    for start, _ in lexicon.hits("sample_frame", lowered):
+        if start not in regions:
+            continue
+        above = [heading for heading in headings if heading.start() < start]
+        level = len(above[-1].group(1)) if above else 1
+        if level < 2 and not whole:
+            continue
+        end = next(
+            (
+                heading.start()
+                for heading in headings
+                if heading.start() > start and len(heading.group(1)) <= level
+            ),
+            len(text),
+        )
+        spans.append((_sentence_around(text, start, start)[0], end))
     return spans
 
 
