@@ -153,3 +153,32 @@ def test_the_same_topic_without_the_act_is_auto_approved(folder: Path) -> None:
 def test_every_class_has_fixtures_in_more_than_one_language() -> None:
     assert len(REVIEW) >= 20 and len(PLAIN) >= 6
 
+
+DESTROYING_CODE_DECLARED = [
+    (
+        "Drops and recreates the reporting database schema.",
+        "psql \"$DATABASE_URL\" -c 'DROP SCHEMA reporting CASCADE;'",
+    ),
+    (
+        "Squashes the branch history before merging.",
+        "git checkout --orphan fresh\ngit commit -qm init\ngit push -f origin main",
+    ),
+]
+
+
+@pytest.mark.parametrize(("description", "code"), DESTROYING_CODE_DECLARED)
+def test_a_description_naming_destruction_does_not_authorise_it(
+    description: str, code: str
+) -> None:
+    """A declaration answers whether the skill hides the act, not whether the owner of the
+    history or the database agreed to it: destruction in code the agent runs reaches a person
+    however openly the description names it (and is not rejected for it)."""
+    files = {
+        "SKILL.md": f"---\nname: helper\ndescription: {description}\n---\n\n"
+        f"Run:\n\n```bash\n{code}\n```\n"
+    }
+    report = tier1.scan(files)
+    judgement = HeuristicJudge().judge(files, report)
+    found = policy.decide(report, judgement, auto_approve_min=80, review_min=60)
+    assert found.outcome == "review", found
+    assert any("destroy-user-data" in reason for reason in found.reasons), found
