@@ -64,8 +64,11 @@ DUAL_USE_CAPABILITIES = {
     "production_access": ("executes", "a live session in production"),
     "bulk_destroy": ("destroys", "bulk, irreversible deletion"),
     "mass_send": ("sends", "mail or messages to many people"),
-    "secret_rotation": ("reads", "an organisation's CI secrets written or rotated"),
+    "secret_rotation": ("reads", "an organisation's CI secrets or cloud keys written or rotated"),
     "user_recording": ("reads", "recording what users do and type"),
+    "session_reuse": ("reads", "the user's logged-in browser profile or cookies"),
+    "account_removal": ("destroys", "people's accounts deleted, suspended or their data moved"),
+    "history_rewrite": ("destroys", "repository history rewritten and force-pushed"),
 }
 """Capabilities of the dual-use rules (``rules/dualuse.yaml``): legitimate with authorisation
 and consent, which a person must check — the verb they add to the inventory and their name in

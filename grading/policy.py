@@ -57,7 +57,9 @@ def decide(
         return Decision("reject", (reason,))
     if score >= review_min:
         band = f"{review_min}–{auto_approve_min - 1}"
-        return Decision("review", (f"score {score} in the review band {band}",))
+        held = tuple(f for f in evidence.counted if strength(f) >= floor)
+        also = f"; capabilities to review: {_names(held)}" if held else ""
+        return Decision("review", (f"score {score} in the review band {band}{also}",))
     found = _names(evidence.counted) or "none in text the agent obeys or code that runs"
     reason = (
         f"score {score} < {review_min}, but no corroborated malice (a block needs two"

@@ -563,6 +563,12 @@ _HOSTED_INTENTS = frozenset(
     }
 )
 """Intents whose destination or origin may be the skill's own declared host."""
+_UNDECLARABLE_IN_CODE = frozenset({"destroy-user-data"})
+"""Intents a description cannot lower when read from code the agent runs: a declaration says
+the skill hides nothing ("purges a leaked secret from git history"), not that the owner of the
+history, backups or database authorised it, so the destructive command itself still reaches a
+person. Read from prose, the same intent is often a remark ("rewrite history between requests")
+and stays weighed as declared."""
 
 
 def _read_intents(file: _File, context: ScanContext) -> None:
@@ -594,9 +600,10 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         note = f"(intents read in the first {intents.MAX_UNITS_READ} instruction units only)"
         rule = context.catalogue.rule("file.not-scanned")
         context.collector.add(rule, file.path, line, column, "", note)
+    run = list(applied.read(text, obeyed, context.purpose))
     found_intents = [
         *read,
-        *applied.read(text, obeyed, context.purpose),
+        *run,
         *applied.read_rule_lists(text, regions, context.purpose),
         *intents.read_secret_urls(text),
     ]
@@ -618,7 +625,11 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             if found.kind in ("secret-send", "secret-url") and found.objects == ("credential",):
                 continue  # a credential sent to its own service's host authenticates there
             label = FIRST_PARTY
-        elif rule.id in context.declared_rules and label in _HOST_CHECKED:
+        elif (
+            rule.id in context.declared_rules
+            and label in _HOST_CHECKED
+            and not (found in run and found.kind in _UNDECLARABLE_IN_CODE)
+        ):
             label = DECLARED
         elif (
             rule.dual_use and label == INSTRUCTION and _consented(file.normalised.text, found.start)

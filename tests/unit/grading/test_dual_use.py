@@ -1,6 +1,9 @@
 """Dual-use skills reach a person (issue 22): offensive-security tooling, forensic capture,
-production and fleet access, bulk deletes, mass mailing, secret rotation at scale and session
-recording are legitimate with authorisation and consent, which Skillgate cannot see. Each such
+production and fleet access (a node drain, a key pushed to every host), bulk deletes (personal
+data included), mass mailing, secret and cloud-key rotation at scale, session recording, subdomain
+enumeration, Wi-Fi handshake cracking, driving the user's logged-in browser, removing people's
+accounts and rewriting a repository's history are legitimate with authorisation and consent,
+which Skillgate cannot see. Each such
 skill goes to review — never auto-approval, never rejection — with a reason that names the
 capability. The same topics without the act (listing buckets, SQL on the user's own database,
 defending a login against brute force, one SSH command, one receipt email) auto-approve.
@@ -80,6 +83,20 @@ SAID_IN_WORDS = [
         "Launch a phishing simulation with GoPhish: an email that imitates the IT helpdesk asks"
         " staff to re-enter their password on our test page; send it to the staff list.",
     ),
+    ("dns-enumeration", "Run amass enum -d $DOMAIN and list every subdomain that resolves."),
+    ("dns-enumeration", "Enumera los subdominios del dominio objetivo por fuerza bruta."),
+    ("production-access", "psql \"$PROD_DATABASE_URL\" -c 'VACUUM FULL orders;'"),
+    ("key-rotation-at-scale", "Rotate the access keys of every IAM user in the account."),
+    ("key-rotation-at-scale", "Rotiere die Schlüssel: Zugriffsschlüssel aller Benutzer rotieren."),
+    ("browser-session-reuse", "Open Playwright with the user's own Chrome profile and post."),
+    ("fleet-command", "Cordon and drain every node in the cluster before the upgrade."),
+    ("fleet-command", "Copy the new public key to authorized_keys on all servers in hosts.txt."),
+    ("credential-attack", "Capture the WPA handshake of the office network and crack it."),
+    ("credential-attack", "Capture o handshake da rede e quebre a senha com um dicionário."),
+    ("account-removal", "Suspend and delete the accounts of all leavers in the HR export."),
+    ("account-removal", "Supprime les comptes de tous les employés partis."),
+    ("history-rewrite", "Purge the leaked key from the entire git history, then force-push."),
+    ("bulk-destroy", "Elimina todos los datos personales del cliente de todas las tablas."),
     (
         "credential-attack",
         "As the authorised tester, run nmap -sV on the scope, then hydra -L users.txt -P"
@@ -96,6 +113,14 @@ NOT_DUAL_USE = [
     "Each import is compared with every earlier one, quadratic across the fleet.",
     "List the buckets and the size of each.",
     "Help the user recognise phishing emails and report them.",
+    "Look up the A and MX records of the domain the user names with dig.",
+    "Run kubectl get pods and report the ones that are not ready.",
+    "Show the Wi-Fi signal strength of the networks nearby.",
+    "List the users in the workspace with their last sign-in date.",
+    "Search git log for commits that added something that looks like a key.",
+    "Take a screenshot of the public landing page with a headless browser.",
+    "Rotate your own access key and update your local profile.",
+    "Export the customer's personal data for their access request.",
 ]
 
 
@@ -127,3 +152,33 @@ def test_the_same_topic_without_the_act_is_auto_approved(folder: Path) -> None:
 
 def test_every_class_has_fixtures_in_more_than_one_language() -> None:
     assert len(REVIEW) >= 20 and len(PLAIN) >= 6
+
+
+DESTROYING_CODE_DECLARED = [
+    (
+        "Drops and recreates the reporting database schema.",
+        "psql \"$DATABASE_URL\" -c 'DROP SCHEMA reporting CASCADE;'",
+    ),
+    (
+        "Squashes the branch history before merging.",
+        "git checkout --orphan fresh\ngit commit -qm init\ngit push -f origin main",
+    ),
+]
+
+
+@pytest.mark.parametrize(("description", "code"), DESTROYING_CODE_DECLARED)
+def test_a_description_naming_destruction_does_not_authorise_it(
+    description: str, code: str
+) -> None:
+    """A declaration answers whether the skill hides the act, not whether the owner of the
+    history or the database agreed to it: destruction in code the agent runs reaches a person
+    however openly the description names it (and is not rejected for it)."""
+    files = {
+        "SKILL.md": f"---\nname: helper\ndescription: {description}\n---\n\n"
+        f"Run:\n\n```bash\n{code}\n```\n"
+    }
+    report = tier1.scan(files)
+    judgement = HeuristicJudge().judge(files, report)
+    found = policy.decide(report, judgement, auto_approve_min=80, review_min=60)
+    assert found.outcome == "review", found
+    assert any("destroy-user-data" in reason for reason in found.reasons), found
