@@ -310,10 +310,18 @@ def read_bounded(
             pair: _Terms(lexicon.pair_hits(pair, lowered)) for pair in pairs if pair[0] in needed
         }
         pieces = units(text, ((start, end),))
+        asking: tuple[_Unit, tuple[int, int]] | None = None
         for unit, index in _dealt(pieces, start, streams, bound.block):
             low, high = unit.start - start, unit.end - start
             unit.index = index
             unit.text = lowered[low:high]
+            if asking is not None and _item_of(unit, asking[0]):
+                asked = _asked_in_list(unit, asking)
+                if asked is not None:
+                    found.append(asked)
+                    asking = None
+            else:
+                asking = _asking_for_a_list(unit)
             at = bisect.bisect_left(cues, low)
             unit.cued = at < len(cues) and cues[at] < high
             if unit.cued or _possible(frozenset(cls for cls, _ in index)):
@@ -326,6 +334,76 @@ def read_bounded(
                 elif not any(intent.kind == "secret-disclose" for intent in read_here):
                     found.extend(_disclosed_later(unit, store))
     return found, None
+
+
+_LIST_ITEM_START = re.compile(r"\s*(?:[-*+•]|\d{1,3}[.)])\s")
+_ANNOUNCES = re.compile(r"[:：]\s*$")
+
+
+def _item_of(unit: _Unit, asker: _Unit) -> bool:
+    """Whether ``unit`` is an item of the list ``asker`` announces: any list item after a
+    paragraph, a more deeply indented one after a list item (its sibling is the next step)."""
+    item = _LIST_ITEM_START.match(unit.original)
+    if item is None:
+        return False
+    own = _LIST_ITEM_START.match(asker.original)
+    if own is None:
+        return True
+    return _indent(unit.original) > _indent(asker.original)
+
+
+def _indent(text: str) -> int:
+    line = text.lstrip("\n")
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _asking_for_a_list(unit: _Unit) -> tuple[_Unit, tuple[int, int]] | None:
+    """An ask of the user that announces a list ("Ask the user, as a mandatory step:" and the
+    items below it): the ask and where it stands, when the unit ends with a colon."""
+    if unit.index is not None and not any(cls == "ask_user" for cls, _ in unit.index):
+        return None
+    if not _ANNOUNCES.search(unit.original):
+        return None
+    if unit.languages is None:
+        unit.identify()
+    asks = _live("ask_user", unit)
+    return (unit, asks[-1]) if asks else None
+
+
+def _asked_in_list(unit: _Unit, asking: tuple[_Unit, tuple[int, int]]) -> Intent | None:
+    """``ask-secret`` when an item of the list an ask announced names a secret of the user's
+    (card number, CVV, one-time code, seed phrase): the list says in items what one sentence
+    would ("ask the user for the card's CVV")."""
+    if unit.index is not None and not any(
+        cls in ("financial", "user_secret") for cls, _ in unit.index
+    ):
+        return None
+    if unit.languages is None:
+        unit.languages = asking[0].languages
+    financial = _kept_secret(unit, _live("financial", unit))
+    secrets = financial + _live("user_secret", unit)
+    if not secrets:
+        return None
+    asker, (start, end) = asking
+    named = unit.text[secrets[0][0] : secrets[0][1]]
+    return Intent(
+        "ask-secret", asker.start + start, asker.start + end, named, _hosts(asker),
+        asker.language or "en", ("financial",) if financial else (),
+    )  # fmt: skip
+
+
+_SHAREABLE_FINANCIAL = re.compile(
+    r"payment\s+method|address|adresse|direcci[oó]n|endere[cç]o|адрес|地址|アドレス|주소|送金先|振込先"
+    r"|^(?:iban|bic|swift code|sort code\w*|routing number\w*)$"
+)
+"""Payment details a person gives out to be paid or to choose how to pay (a payout or wallet
+address, an IBAN, "your preferred payment method"): asking for them is no theft, as asking for
+a card number, a CVV or a seed phrase is."""
+
+
+def _kept_secret(unit: _Unit, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The financial terms among ``hits`` that name what the user keeps to themselves."""
+    return [hit for hit in hits if not _SHAREABLE_FINANCIAL.search(unit.text[hit[0] : hit[1]])]
 
 
 _LEAST_BLOCK = 64
@@ -825,7 +903,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         yield intent("spelled-url", spelled[0].span(), spelled[0].group())
 
     asks = live("ask_user")
-    secrets = sensitive["financial"] or found("user_secret")
+    secrets = _kept_secret(unit, sensitive["financial"]) + found("user_secret")
     if asks and secrets:
         asked = [a for a in asks if any(_same_sentence(unit, a[0], s[0]) for s in secrets)]
         if asked:

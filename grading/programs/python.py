@@ -231,7 +231,7 @@ _SOURCE_WORDS = (
     "Path.home",
 )
 _DECODER_WORDS = ("b64decode", "b32decode", "b85decode", "fromhex", "unhexlify", "chr(", "^",
-                  "[::-1]", "rot13", "rot_13", "a2b_")  # fmt: skip
+                  "[::-1]", "reversed(", "rot13", "rot_13", "a2b_")  # fmt: skip
 _DESTROYER_WORDS = ("rmtree", ".unlink(", "os.remove(", "rmdir(", "removedirs(", "DROP ", "drop ",
                     "pg_drop", "--orphan", "reflog")  # fmt: skip
 _INDIRECTION_WORDS = ("import_module", "__import__(", "getattr(__builtins__", "getattr(builtins")
@@ -357,7 +357,10 @@ def _assign(target: ast.expr, value: Value, env: dict[str, Value], state: _State
     elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
         env[f"{target.value.id}.{target.attr}"] = value
     elif isinstance(target, ast.Subscript):
-        container = _dotted(target.value)
+        outer = target.value
+        while isinstance(outer, ast.Subscript):  # sample["files"][path] = …: sample holds it
+            outer = outer.value
+        container = _dotted(outer)
         if container and not container.startswith("."):
             current = env.get(container, UNKNOWN)
             env[container] = current.with_labels(value.labels)
@@ -464,6 +467,9 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         )
     if isinstance(node, ast.FormattedValue):
         return _eval(node.value, env, state)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        operand = _eval(node.operand, env, state)
+        return Value(None, number=-operand.number) if operand.number is not None else operand
     if isinstance(node, ast.BinOp):
         return _binop(node, env, state)
     if isinstance(node, ast.List | ast.Tuple | ast.Set):
@@ -541,7 +547,7 @@ def _subscript(node: ast.Subscript, env: dict[str, Value], state: _State) -> Val
     if isinstance(node.slice, ast.Slice) and base.text is not None:
         step = _eval(node.slice.step, env, state).number if node.slice.step else None
         if step == -1 and node.slice.lower is None and node.slice.upper is None:
-            return Value(base.text[::-1], base.labels | {DECODED})
+            return _decoded(base.text[::-1], base.labels, node, state)
     return Value(None, base.labels, hosts=base.hosts)
 
 
@@ -706,6 +712,9 @@ def _fold(
         if all(c.number is not None and 0 <= c.number < 0x110000 for c in codes):
             labels = args[1].labels | {DECODED}
             return Value(None, labels, items=tuple(Value(chr(c.number or 0)) for c in codes))
+    if name == "reversed" and first.text is not None:
+        characters = tuple(Value(c) for c in reversed(first.text))
+        return Value(None, first.labels | {DECODED}, items=characters)
     if name == "ord" and first.text and len(first.text) == 1:
         return Value(None, first.labels, number=ord(first.text))
     if last == "join" and isinstance(node.func, ast.Attribute):

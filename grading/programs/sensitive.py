@@ -7,6 +7,7 @@ and session logs, shell history, the environment.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from grading import linear
@@ -59,13 +60,58 @@ def host_of(text: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
+_IBAN = re.compile(r"\b([A-Z]{2})\d{2}[A-Z0-9]{11,30}\b")
+_IBAN_COUNTRIES = frozenset(
+    {
+        "AD", "AE", "AL", "AT", "AZ", "BA", "BE", "BG", "BH", "BR", "BY", "CH", "CR", "CY", "CZ",
+        "DE", "DK", "DO", "EE", "EG", "ES", "FI", "FO", "FR", "GB", "GE", "GI", "GL", "GR", "GT",
+        "HR", "HU", "IE", "IL", "IQ", "IS", "IT", "JO", "KW", "KZ", "LB", "LC", "LI", "LT", "LU",
+        "LV", "MC", "MD", "ME", "MK", "MR", "MT", "MU", "NL", "NO", "PK", "PL", "PS", "PT", "QA",
+        "RO", "RS", "SA", "SC", "SE", "SI", "SK", "SM", "ST", "SV", "TL", "TN", "TR", "UA", "VA",
+        "VG", "XK",
+    }
+)  # fmt: skip
+"""Countries whose banks use IBANs (the two letters an IBAN starts with)."""
+_CRYPTO_ADDRESS = re.compile(r"\b(?:0x[0-9a-fA-F]{40}|bc1[02-9ac-hj-np-z]{25,60})\b")
+_BASE58_ADDRESS = re.compile(r"\b[13][1-9A-HJ-NP-Za-km-z]{25,34}\b")
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _base58_checked(address: str) -> bool:
+    """A Base58Check string (a Bitcoin address): its last four bytes are the double SHA-256 of
+    the rest — what a random token of the same letters almost never is."""
+    number = 0
+    for char in address:
+        number = number * 58 + _BASE58.index(char)
+    raw = number.to_bytes(25, "big") if number.bit_length() <= 200 else b""
+    digest = hashlib.sha256(hashlib.sha256(raw[:-4]).digest()).digest()
+    return len(raw) == 25 and digest[:4] == raw[-4:]
+
+
+def payment_destination(text: str) -> bool:
+    """An IBAN of an IBAN country or a crypto address (Ethereum, Bech32, Base58Check) in
+    ``text`` (spaces removed): where money goes."""
+    compact = text.replace(" ", "")
+    if any(m.group(1) in _IBAN_COUNTRIES for m in _IBAN.finditer(compact)):
+        return True
+    if _CRYPTO_ADDRESS.search(compact):
+        return True
+    return any(_base58_checked(m.group()) for m in _BASE58_ADDRESS.finditer(compact))
+
+
+PAYMENT_DESTINATION = "a payment destination"
+
+
 def meaningful(decoded: str) -> str | None:
     """What a string recovered from a decoder is, when it matters: a sensitive path, a URL, a
-    command or code (None for anything else — decoding a data blob is ordinary)."""
+    payment destination, a command or code (None for anything else — decoding a data blob is
+    ordinary; a hidden account number to pay is not)."""
     if is_sensitive_path(decoded):
         return "a sensitive path"
     if URL.search(decoded):
         return "a URL"
+    if payment_destination(decoded):
+        return PAYMENT_DESTINATION
     if _CODE_WORDS.search(decoded):
         return "code"
     if _COMMAND_WORDS.search(decoded):

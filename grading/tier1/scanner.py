@@ -22,6 +22,7 @@ from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
+from grading.programs.sensitive import PAYMENT_DESTINATION
 from grading.tier1 import decoding, names
 from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
@@ -769,13 +770,17 @@ _PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})
 
 
 def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
-    """The rule of a fact. A destruction of the user's data is a capability a person decides
-    on, unless what the skill says of the program — its description, the instructions that run
-    it — calls it upkeep (a clean-up of regenerable cache, a repair, a read-only check) with no
-    consent of the user: then the stated purpose contradicts the act (``bundle.applied``)."""
+    """The rule of a fact. An account or address to pay that a decoder hides is a payment
+    redirected, whatever the skill says it is for. A destruction of the user's data is a
+    capability a person decides on, unless what the skill says of the program — its
+    description, the instructions that run it — calls it upkeep (a clean-up of regenerable
+    cache, a repair, a read-only check) with no consent of the user: then the stated purpose
+    contradicts the act (``bundle.applied``)."""
     if fact.kind == facts.DESTROYS_DATA:
         said = " ".join((context.purpose, _introductions(file.path, context)))
         return "program.destroy-pretext" if applied.pretext(said) else "program.destroy-user-data"
+    if fact.kind == facts.DECODED_STRING and PAYMENT_DESTINATION in fact.detail:
+        return "intent.redirect-payment"  # where money goes, hidden from whoever reads the code
     return _PROGRAM_RULES[fact.kind]
 
 

@@ -74,6 +74,12 @@ a plain substring search first, so most files never run those expressions."""
 _CLAUSE_END = re.compile(r"[.;:!?\n]|\s(?:but|then|and\s+then|instead|however)\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+([^\n]{1,200})$", re.MULTILINE)
 _BLOCK_START = r"[ \t]{0,20}(?:\n|[-*+•>|#]|\d{1,3}[.)]|```|~~~|$)"
+_FORBIDDEN_CLAUSE_END = re.compile(
+    rf"[.;:!?](?=\s|$)|\n(?={_BLOCK_START})|\s(?:but|then|and\s+then|instead|however)\s"
+)
+"""Where a forbidding clause ends: as ``_CLAUSE_END``, except that a line wrapped inside a
+paragraph continues it ("Do not turn verification off (`curl -k`,⏎`verify=False`)") and
+punctuation inside inline code (`InsecureSkipVerify: true`) is not the clause's own."""
 _SENTENCE_END = re.compile(rf"[.!?](?=\s)|\n(?={_BLOCK_START})|\n(?=\S)(?<=[:;]\n)")
 """A sentence ends at . ! or ? before a space, or at a line break that starts a new block (a blank
 line, a list item, a quote, a table row, a heading, a fence) or follows a colon: a line wrapped
@@ -572,6 +578,15 @@ def _negation_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[
         if set_cues.negation_exceptions.match(text, match.end()):
             continue
         limit = min(region_end, match.end() + 300)
-        end = _CLAUSE_END.search(text, match.end(), limit)
-        spans.append((match.end(), end.start() if end else limit))
+        spans.append((match.end(), _forbidden_clause_end(text, match.end(), limit)))
     return spans
+
+
+def _forbidden_clause_end(text: str, start: int, limit: int) -> int:
+    """The end of the forbidding clause that starts at ``start``: the first clause break that
+    stands outside inline code (an odd number of backticks before it on its line)."""
+    for end in _FORBIDDEN_CLAUSE_END.finditer(text, start, limit):
+        line_start = text.rfind("\n", 0, end.start()) + 1
+        if text.count("`", line_start, end.start()) % 2 == 0:
+            return end.start()
+    return limit
