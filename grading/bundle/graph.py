@@ -56,7 +56,7 @@ structured data, settings with sections, tables of steps, and an image's text.""
 _TEXT = (".txt", ".rst", ".adoc", ".org")
 _SCRIPTS = (
     ".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".ps1", ".rb",
-    ".pl", ".php", ".bat", ".cmd", ".ipynb", ".sql",
+    ".pl", ".php", ".bat", ".cmd", ".ipynb", ".sql", ".patch", ".diff",
 )  # fmt: skip
 _TEST_PATH = re.compile(
     r"(?:^|/)(?:tests?|__tests__|spec|specs|fixtures?|testdata|test_data|e2e)/"

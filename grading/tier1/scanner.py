@@ -645,9 +645,11 @@ _TEMPLATE_FOLDER = re.compile(
 )
 _APPLYING = frozenset({"write", "change"})
 """Lexicon classes whose verbs, where the instructions point at a file, make it code to apply."""
-_STATEMENTS = (".sql",)
-"""Files of statements the agent runs against the user's database (``psql -f reset.sql``): no
-program analysis reads them, so they are read as code the agent applies."""
+_STATEMENTS = (".sql", ".patch", ".diff")
+"""Files the agent runs against the user's database or project (``psql -f reset.sql``, ``git
+apply fix.patch``): no program analysis reads them, so they are read as code the agent applies
+— of a patch, only the lines it adds."""
+_REMOVED_LINE = re.compile(r"(?m)^(?:[-\\ @]|diff |index |\+\+\+ |--- ).*$")
 
 
 def _applied(path: str, context: ScanContext) -> bool:
@@ -665,6 +667,8 @@ def _read_applied_file(file: _File, context: ScanContext) -> None:
     """A file the agent applies, read like a code block it is told to use (``bundle.applied``):
     a check made to accept anyone, or data destroyed, weighed against what the skill says of it."""
     text = file.normalised.text
+    if file.path.lower().endswith((".patch", ".diff")):
+        text = _REMOVED_LINE.sub(lambda line: " " * len(line.group()), text)
     said = " ".join((context.purpose, _introductions(file.path, context)))
     for found in applied.read_code(text, 0, len(text), said):
         if found.kind == "redirect-payment":
