@@ -125,7 +125,9 @@ SIGNALS: dict[str, str] = {
     "risky_origin": "points at a throwaway, tunnel, paste or look-alike host",
     "remote_access": "opens the machine to a remote operator",
     "abuse": "spends the user's resources for someone else",
-    "harm": "destroys data, escalates privilege or persists on the host",
+    "harm": "destroys data, escalates privilege or acts beyond what the user asked",
+    "persistence": "makes a change outlive the session: start-up files, scheduled jobs, the "
+    "agent's own configuration or memory",
     "supply": "changes where packages or tools come from",
     "embedded_secret": "carries a credential in the bundle",
     "unread": "says something sensitive in a language Skillgate does not read",
@@ -134,7 +136,8 @@ SIGNALS: dict[str, str] = {
 }
 """Independent kinds of evidence. A block is a claim of malice and needs two of them (or one
 finding whose rule says it has no benign reading): a secret source and a sink, concealment and a
-harmful action, obfuscation and execution (``grading.evidence``)."""
+harmful action, obfuscation and execution, a harmful change and its persistence — the act and
+what keeps it in force after the session are two facts, not one (``grading.evidence``)."""
 
 CATEGORY_SIGNALS: dict[str, str] = {
     "instruction_override": "injection",
@@ -157,7 +160,7 @@ CATEGORY_SIGNALS: dict[str, str] = {
     "cryptomining": "abuse",
     "destructive_commands": "harm",
     "privilege_escalation": "harm",
-    "persistence": "harm",
+    "persistence": "persistence",
     "excessive_agency": "harm",
     "supply_chain": "supply",
 }
