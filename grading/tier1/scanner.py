@@ -988,6 +988,7 @@ def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
             block = next(s for s, e in view.regions() if s <= match.start() < e)
             if (
                 name in context.shipped
+                or name.lower().startswith(_USERS_OWN)
                 or _written_before(view.text[block : match.start()], name, context.shipped)
                 or context.collector.settled(rule, file.path, file.line_of(match.start()))
             ):
@@ -999,6 +1000,9 @@ def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
             context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
+_USERS_OWN = ("your-", "your_")
+"""A script named as the user's own ("./your-hook.sh" in a guide to writing hooks): a
+placeholder for the file the user writes, not one the skill left for someone else to supply."""
 _WRITES = linear.compile(
     r"(?m)^[^\n]*?(?P<program>[\w./-]+\.(?:py|sh|js|mjs))\b[^\n]*?(?:-o|--output|--out|>)\s*['\"]?"
     r"(?:[\w.-]+/)*(?P<out>[\w.-]+)|\bcat\s*>\s*['\"]?(?:[\w.-]+/)*(?P<doc>[\w.-]+)['\"]?\s*<<"

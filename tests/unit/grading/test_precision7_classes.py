@@ -12,7 +12,8 @@ copied verbatim still goes to a person. What a script prints when an import fail
 with: pip install git+…") is a hint to the user, like an error message; an install the script
 runs still goes to a person. A script the same code block writes before running it (a
 here-document, or the output of a program the skill ships) is code Skillgate reads, not an
-unshipped script; a script downloaded or simply absent still is.
+unshipped script, and so is a script named as the user's own ("./your-hook.sh" in a guide to
+writing hooks); a script downloaded or simply absent still is.
 """
 
 from __future__ import annotations
@@ -139,3 +140,8 @@ def test_a_script_written_by_a_shipped_program_then_run_is_not_unshipped() -> No
 def test_a_script_from_an_unshipped_program_or_a_download_is_still_unshipped() -> None:
     assert unshipped(GENERATE)
     assert unshipped("curl -sL https://x.example.net/qc.sh -o qc.sh\nbash qc.sh")
+
+
+def test_a_script_named_as_the_users_own_is_a_placeholder() -> None:
+    assert not unshipped("output=$(./your-hook.sh < test-input.json)")
+    assert unshipped("output=$(./team-hook.sh < test-input.json)")
