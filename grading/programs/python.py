@@ -1021,8 +1021,9 @@ _MESSAGE_CALLS = frozenset(
 
 def message_spans(text: str, *, test: bool = False) -> list[tuple[int, int]]:
     """Character spans of the string literals a script only *says*: error messages it raises,
-    asserts, logs or exits with. They describe what the code refuses or reports ("Encrypted
-    archive entry is unsupported"), not what it does, so pattern rules do not read them. In a
+    asserts, logs or exits with, and what it prints when an import fails. They describe what the
+    code refuses or reports ("Encrypted archive entry is unsupported"), not what it does, so
+    pattern rules do not read them. In a
     test (``test``), every string an ``assert`` checks is test data too ("the metadata address
     is refused")."""
     if not any(
@@ -1050,6 +1051,11 @@ def message_spans(text: str, *, test: bool = False) -> list[tuple[int, int]]:
                     spans.append((start, end))
 
     for node in _walk(tree):
+        if isinstance(node, ast.ExceptHandler) and _missing_module(node):
+            for inner in _walk(node):
+                if isinstance(inner, ast.Call) and _dotted(inner.func) == "print":
+                    for argument in inner.args:
+                        strings(argument)
         if isinstance(node, ast.Raise):
             strings(node.exc)
         elif isinstance(node, ast.Assert):
@@ -1062,6 +1068,14 @@ def message_spans(text: str, *, test: bool = False) -> list[tuple[int, int]]:
                 for argument in node.args:
                     strings(argument)
     return sorted(set(spans))
+
+
+def _missing_module(handler: ast.ExceptHandler) -> bool:
+    """A handler of a failed import: what it prints is a hint to the user ("Install with: pip
+    install …"), a message like an error's, not a command the script runs."""
+    caught = handler.type
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught else []
+    return any(_dotted(name) in ("ImportError", "ModuleNotFoundError") for name in names)
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,17 @@
-"""What a sentence that calls something "the canonical / authoritative source" points at.
+"""What a sentence that calls something "the canonical / authoritative source", or has it copied
+verbatim into the output, points at.
 
 Deferring to an artefact is a risk when someone other than the skill's author controls it: a
 file outside the bundle, a note that may or may not be there ("if … exists, it is the
 canonical answer"). When the artefact is the skill's own text — a file shipped in the bundle,
 named unconditionally, or the very document the sentence is in ("this document is the
 authoritative reference", "use this as the canonical limitations reference") — the agent defers
-to what Skillgate already reads as the skill's instructions: nothing new is handed over. A
-sentence that denies the authority ("use the examples for patterns, not as the canonical
-source") hands over nothing either.
+to what Skillgate already reads as the skill's instructions: nothing new is handed over. The
+same holds for a template the skill ships and has copied verbatim ("read
+`skeletons/skeleton-findings.md`, copy it verbatim, fill in the placeholders"; a shipped folder
+of them counts as shipped). A sentence that denies the authority ("use the examples for
+patterns, not as the canonical source"; "do not copy examples verbatim") hands over nothing
+either.
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ _POINTABLE = linear.compile(r"\]\(|://|`[^`\s]*[/.][^`\s]*`|(?:^|[\s(])[\w.~-]*/
 _PARAGRAPH_REACH = 600
 """How far before the sentence a bare "this" is looked back on for something it points at."""
 _DENIED = linear.compile(r"(?i)\bnot\s*$")
+_DESTINATION = linear.compile(r"(?i)\b(?:into|onto|to)\s+(?:the\s+)?(?:file\s+)?[\[`]?$")
+"""A path named as where the copy goes ("copy it verbatim into `3-findings.md`") is the output,
+not the artefact whose text decides it."""
 
 
 def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
@@ -57,9 +64,16 @@ def _resolve(reference: str, here: str, bundle: Collection[str]) -> bool | None:
     if reference.startswith(("/", "~")):
         return False
     for base in (posixpath.dirname(here), ""):
-        if posixpath.normpath(posixpath.join(base, reference)) in bundle:
+        path = posixpath.normpath(posixpath.join(base, reference))
+        if path in bundle or (reference.endswith("/") and _holds(path, bundle)):
             return True
     return False
+
+
+def _holds(folder: str, bundle: Collection[str]) -> bool:
+    """Whether the bundle ships a file under ``folder`` (a link to a folder of templates)."""
+    prefix = folder.rstrip("/") + "/"
+    return any(name.startswith(prefix) for name in bundle)
 
 
 def names_own_text(text: str, start: int, end: int, here: str, bundle: Collection[str]) -> bool:
@@ -73,7 +87,9 @@ def names_own_text(text: str, start: int, end: int, here: str, bundle: Collectio
     if _CONDITION.search(sentence):
         return False
     named = (
-        m.group("link") or m.group("tick") or m.group("bare") for m in _PATH.finditer(sentence)
+        m.group("link") or m.group("tick") or m.group("bare")
+        for m in _PATH.finditer(sentence)
+        if not _DESTINATION.search(sentence[max(0, m.start() - 40) : m.start()])
     )
     found = [_resolve(reference, here, bundle) for reference in named]
     places = [f for f in found if f is not None]

@@ -20,8 +20,9 @@ path matches one of these expressions, and needs no keywords), ``context`` (stri
 must also occur in a keyword window — a cheap second gate for rules whose keywords are common
 words), ``first_party: true`` (a hit
 whose URLs are the skill's own declared host is labelled ``first_party``, see
-``provenance``), ``authority: true`` (a claim that some artefact is authoritative: dropped
-when the artefact is the skill's own text, see ``authority``), ``dual_use: true`` (a
+``provenance``), ``authority: true`` (a claim that some artefact is authoritative, or an
+order to copy it verbatim into the output: dropped when the artefact is the skill's own text,
+see ``authority``), ``dual_use: true`` (a
 capability with legitimate uses: the policy sends it to review rather than rejection or
 auto-approval, see ``grading/policy.yaml``),
 ``spans: fixed`` (the hit weighs the same in any kind of text, see
@@ -122,8 +123,8 @@ class Rule:
     spans_fixed: bool
     first_party: bool
     authority: bool
-    """The hit calls an artefact authoritative: it does not count when that artefact is the
-    skill's own text (``authority.names_own_text``)."""
+    """The hit calls an artefact authoritative or has it copied verbatim into the output: it
+    does not count when that artefact is the skill's own text (``authority.names_own_text``)."""
     dual_use: bool
     """A capability with legitimate uses (an installer, a scheduled job, a stored credential, an
     action without confirmation): on its own it sends the skill to a person (``policy``), never

@@ -1005,8 +1005,12 @@ def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
             continue
         for match in (m for s, e in view.regions() for m in _RUN_SCRIPT.finditer(view.text, s, e)):
             name = (match.group(1) or match.group(2)).rsplit("/", 1)[-1]
-            if name in context.shipped or context.collector.settled(
-                rule, file.path, file.line_of(match.start())
+            block = next(s for s, e in view.regions() if s <= match.start() < e)
+            if (
+                name in context.shipped
+                or name.lower().startswith(_USERS_OWN)
+                or _written_before(view.text[block : match.start()], name, context.shipped)
+                or context.collector.settled(rule, file.path, file.line_of(match.start()))
             ):
                 continue
             line, column = file.locate(match.start())
@@ -1014,6 +1018,30 @@ def _check_unshipped_scripts(file: _File, context: ScanContext) -> None:
             label = file.spans.label(match.start(), view.kind)
             note = f"({name} is not part of the skill)"
             context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_USERS_OWN = ("your-", "your_")
+"""A script named as the user's own ("./your-hook.sh" in a guide to writing hooks): a
+placeholder for the file the user writes, not one the skill left for someone else to supply."""
+_WRITES = linear.compile(
+    r"(?m)^[^\n]*?(?P<program>[\w./-]+\.(?:py|sh|js|mjs))\b[^\n]*?(?:-o|--output|--out|>)\s*['\"]?"
+    r"(?:[\w.-]+/)*(?P<out>[\w.-]+)|\bcat\s*>\s*['\"]?(?:[\w.-]+/)*(?P<doc>[\w.-]+)['\"]?\s*<<"
+)
+
+
+def _written_before(code: str, name: str, shipped: frozenset[str]) -> bool:
+    """Whether the code before a script's run writes that script: from a here-document (its
+    text is right there) or as the output of a program the skill ships ("python
+    scripts/workflow_generator.py … -o qc.sh", then "./qc.sh"). Either way the code that runs
+    is code Skillgate reads, not whatever someone else put at the path; a download (`curl -o`)
+    is no shipped program and still counts."""
+    for match in _WRITES.finditer(code):
+        if match.group("doc") == name:
+            return True
+        program = (match.group("program") or "").rsplit("/", 1)[-1]
+        if match.group("out") == name and program in shipped:
+            return True
+    return False
 
 
 def _check_hosts(file: _File, context: ScanContext) -> None:

@@ -31,6 +31,7 @@ author cannot talk a payload into a harmless label, only a quotation.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -133,6 +134,7 @@ class Cues:
     discussion_headings: re.Pattern[str]
     discussion_lines: re.Pattern[str]
     discussion_captions: re.Pattern[str]
+    discussion_columns: re.Pattern[str]
     negation_cues: re.Pattern[str]
     negation_exceptions: re.Pattern[str]
     detection_files: re.Pattern[str]
@@ -162,6 +164,7 @@ def cues() -> Cues:
         # Run over all the prose of every file with a hit: gated (same matches, fewer attempts).
         discussion_lines=gated(re.compile(data["discussion_lines"], verbose)),
         discussion_captions=re.compile(data["discussion_captions"], verbose),
+        discussion_columns=re.compile(data["discussion_columns"], verbose),
         negation_cues=gated(re.compile(data["negation_cues"], verbose)),
         negation_exceptions=re.compile(data["negation_exceptions"], verbose),
         detection_files=re.compile(data["detection_files"], verbose),
@@ -507,10 +510,11 @@ def _headings(text: str) -> list[re.Match[str]]:
 
 
 def _announced_list(text: str, after: int, region_end: int) -> tuple[int, int]:
-    """The list that follows the line holding ``after`` when that line ends with a colon
-    (empty when it does not); a blank line may stand before it and between its items."""
+    """The list that follows the line holding ``after`` when that line ends with a colon, also
+    inside emphasis ("**Never do this:**"); empty when it does not. A blank line may stand
+    before the list and between its items."""
     line_end = text.find("\n", after, min(region_end, after + _SENTENCE_REACH))
-    if line_end < 0 or not text[max(0, after - 1) : line_end].rstrip().endswith(":"):
+    if line_end < 0 or not text[max(0, after - 1) : line_end].rstrip(" \t*_").endswith(":"):
         return (after, after)
     end = line_end + 1
     for _ in range(_LIST_REACH):
@@ -545,19 +549,35 @@ def _sections(
 
 def _table_spans(text: str, start: int, end: int, set_cues: Cues) -> Iterator[tuple[int, int]]:
     """Quoted phrases in table cells; a whole table whose header row announces examples of
-    attacks (red flags, what to look for)."""
-    previous_end, discussing = -2, False
+    attacks (red flags, what to look for); the cells of a column headed as mistakes ("What
+    failure looks like", "Don't")."""
+    previous_end, discussing, columns = -2, False, frozenset[int]()
     for row in _TABLE_ROW.finditer(text, start, end):
         if row.start() != previous_end + 1:  # the first row of a table: its header
             discussing = bool(
                 set_cues.discussion_lines.search(row.group())
                 or set_cues.discussion_headings.search(row.group())
             )
+            columns = frozenset(
+                index
+                for index, (low, high) in enumerate(_cells(text, row.start(), row.end()))
+                if set_cues.discussion_columns.search(text[low:high].strip())
+            )
         previous_end = row.end()
         if discussing:
             yield row.span()
-        else:
-            yield from (q.span() for q in _TABLE_QUOTE.finditer(text, row.start(), row.end()))
+            continue
+        yield from (q.span() for q in _TABLE_QUOTE.finditer(text, row.start(), row.end()))
+        if columns:
+            cells = _cells(text, row.start(), row.end())
+            yield from (cell for index, cell in enumerate(cells) if index in columns)
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The (start, end) of each cell of the table row ``text[start:end]``, split at the pipes
+    that are not escaped (``\\|``)."""
+    pipes = [i for i in range(start, end) if text[i] == "|" and text[i - 1] != "\\"]
+    return list(itertools.pairwise(pipes))
 
 
 def _sentence_around(
