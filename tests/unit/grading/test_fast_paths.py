@@ -19,7 +19,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from grading.bundle import applied
+from grading.bundle import applied, lexicon
 from grading.linear import LinearPattern
 from grading.programs import python as python_programs
 from grading.tier1 import decoding, files, flows, normalise, scan, scanner, spans
@@ -799,3 +799,19 @@ def test_any_change_is_whether_some_block_reads_a_change(bodies: list[str], pros
     expected = any(list(applied.read_code(text, s, e, "")) for s, e in blocks)
     assert applied.any_change(text, blocks) == expected
 
+
+_SKIPPED_ON_ASCII = [(keys, s) for s, keys, outside in lexicon.lexicon().together if outside]
+
+
+def test_only_languages_written_outside_ascii_are_skipped_on_ascii_text() -> None:
+    """Japanese and Korean terms all hold letters outside ASCII; every other language (and the
+    neutral terms, and Chinese, whose terms include ``cookie``) is searched in ASCII text too."""
+    assert {keys[0][1] for keys, _ in _SKIPPED_ON_ASCII} == {"ja", "ko"}
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+@settings(max_examples=200, deadline=None)
+def test_a_language_skipped_on_ascii_text_matches_none(text: str) -> None:
+    """What lets ``matched`` skip a language's set on ASCII text: the set finds nothing there."""
+    for _, patterns in _SKIPPED_ON_ASCII:
+        assert not patterns.Match(text.lower().encode("utf-8"))
