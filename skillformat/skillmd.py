@@ -203,9 +203,54 @@ def _refusal(problem: str, where: object) -> yaml.MarkedYAMLError:
     return yaml.constructor.ConstructorError(None, None, problem, mark)
 
 
+_SIMPLE_ENTRY = re.compile(
+    r"(?P<key>[A-Za-z][A-Za-z0-9_-]{0,63}): +"
+    r"(?:(?P<plain>[^-?:,\[\]{}#&*!|>'\"%@` \t](?:[^:#\t]|:(?=[^ \t]))*?)"
+    r"|\"(?P<double>[^\"\\\t]*)\"|'(?P<single>[^'\t]*)') *"
+)
+"""A top-level ``key: value`` line whose value is one plain word or phrase (no comment, no
+``: ``, no indicator first), or a quoted one with no escapes."""
+_UNUSUAL = re.compile(f"{yaml.reader.Reader.NON_PRINTABLE.pattern}|[\r\x85\u2028\u2029\ufeff]")
+"""What YAML refuses or reads as a line break (or a byte-order mark): left to the loader."""
+_RESOLVER = yaml.resolver.Resolver()
+_TEXT_TAG = "tag:yaml.org,2002:str"
+
+
+def _simple_front_matter(source: str) -> dict[str, str] | None:
+    """The mapping of a front matter made only of ``_SIMPLE_ENTRY`` lines (and blank lines),
+    each key once and every plain key and value text (not a number, a date, a boolean or
+    null), read without YAML's parser: exactly what the strict loader builds from it. None for
+    anything else, which the loader reads."""
+    if _UNUSUAL.search(source) or not source.strip():
+        return None
+    data: dict[str, str] = {}
+    for line in source.removesuffix("\n").split("\n"):
+        if not line:
+            continue
+        entry = _SIMPLE_ENTRY.fullmatch(line)
+        if entry is None or entry["key"] in data or not _is_text(entry["key"]):
+            return None
+        plain = entry["plain"]
+        if plain is not None and not _is_text(plain):
+            return None
+        value = plain if plain is not None else entry["double"]
+        data[entry["key"]] = value if value is not None else entry["single"]
+    return data
+
+
+def _is_text(plain: str) -> bool:
+    """A plain scalar YAML reads as text (not ``true``, ``1.0``, ``2024-01-01``, ``~``)."""
+    return _RESOLVER.resolve(yaml.ScalarNode, plain, (True, False)) == _TEXT_TAG
+
+
 def read_front_matter(text: str) -> FrontMatter:
-    """The front matter as a mapping, or SkillFileError (missing or invalid) saying why."""
+    """The front matter as a mapping, or SkillFileError (missing or invalid) saying why. Most
+    front matter is a few ``key: value`` lines, read without the YAML parser (a fraction of
+    Tier 1's time per skill); anything else goes through the strict loader."""
     start, end, body_start = _locate(text)
+    simple = _simple_front_matter(text[start:end])
+    if simple is not None:
+        return FrontMatter(data=simple, start=start, end=end, body_start=body_start)
     try:
         data = yaml.load(text[start:end], Loader=_StrictLoader)
     except yaml.YAMLError as exc:

@@ -90,6 +90,27 @@ _PAYMENT = linear.compile(
 """A payment destination field set to a literal crypto address or IBAN."""
 
 
+_CHANGES = "|".join(
+    f"(?:{p.pattern.removeprefix('(?i)')})" for p in (_WEAKENING, _DESTRUCTION, _PAYMENT)
+)
+_CHANGE = linear.compile("(?i)" + _CHANGES)
+"""Any of the three changes: code in which none is found yields nothing, however it is
+introduced, so reading its introduction (and labelling the blocks) can be skipped."""
+_CHANGE_IN_LINES = linear.compile("(?im)" + _CHANGES)
+"""The same over bodies joined by newlines: ``$`` ends each body as it ends the body alone (and
+no pattern starts with ``^``), so a body's match is found in the joined text too — one search
+rules out every body at once."""
+
+
+def any_change(text: str, blocks: Iterable[tuple[int, int]]) -> bool:
+    """Whether the code of any block of ``text`` (``(start, end)`` offsets) holds a change
+    ``read_code`` reports — each block searched as ``read_code`` searches it, on its own."""
+    bodies = [text[start:end] for start, end in blocks]
+    if not bodies or _CHANGE_IN_LINES.search("\n".join(bodies)) is None:
+        return False
+    return any(_CHANGE.search(body) is not None for body in bodies)
+
+
 def read(
     text: str, blocks: Iterable[tuple[int, int]], purpose: str, *, language: str = ""
 ) -> Iterator[Intent]:
@@ -117,12 +138,12 @@ def read_code(
     """The changes of ``text[start:end]``, code the agent uses; ``context`` is what is said of
     it (its introduction, the skill's description)."""
     body = text[start:end]
-    pretexted = pretext(context)
     weakening = _WEAKENING.search(body)
+    destruction = _DESTRUCTION.search(body)
+    pretexted = (weakening or destruction) is not None and pretext(context)  # read if needed
     if weakening is not None:
         kind = "weaken-pretext" if pretexted else "weaken-security"
         yield _intent(kind, start, weakening, language)
-    destruction = _DESTRUCTION.search(body)
     if destruction is not None:
         kind = "destroy-pretext" if pretexted else "destroy-user-data"
         yield _intent(kind, start, destruction, language)
@@ -145,6 +166,14 @@ def read_rule_lists(
     "- pass `options={"verify_signature": False}`"): each item's code goes into the user's
     project as surely as a fenced block introduced the same way. A list introduced as what to
     avoid or to look for, and an item that refuses its code, are not applied."""
+    regions = tuple(regions)
+    codes = (
+        (start + low, start + high)
+        for start, end in regions
+        for low, high in _INLINE_CODE.spans(text[start:end], 1)
+    )
+    if not any_change(text, codes):
+        return  # no inline code holds a change: no list item can apply one
     for start, end in regions:
         intro = ""
         offset = start

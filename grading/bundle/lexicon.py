@@ -51,9 +51,11 @@ class Lexicon:
     by_class: dict[str, tuple[tuple[str, linear.LinearPattern], ...]]
     """class → (language, pattern) of each of its languages: ``hits`` is asked about one class
     at a time, thousands of times on a long text, and should not walk every pair for it."""
-    together: tuple[tuple[re2.Set, tuple[tuple[str, str], ...]], ...]
-    """Per language, its patterns at once and the (class, language) pair of each: which pairs
-    a text holds, in one pass per language."""
+    together: tuple[tuple[re2.Set, tuple[tuple[str, str], ...], bool], ...]
+    """Per language, its patterns at once, the (class, language) pair of each, and whether
+    every term of the language holds a letter outside ASCII (Japanese, Korean): which pairs a
+    text holds, in one pass per language — none for such a language when the text is ASCII,
+    which no term of it can match."""
     version: str
 
 
@@ -69,6 +71,13 @@ def _term(term: str) -> str:
         core = re.escape(word[:-1] if wild else word).replace("'", "['’]")
         out += (_WORD_GAP if out else "") + core + (_WILD if wild else "")
     return out
+
+
+def _outside_ascii(term: str) -> bool:
+    """Whether every match of the term's pattern holds a character outside ASCII: one of its
+    words (less a trailing ``*``), spelled out literally in the pattern, has one."""
+    words = (w[:-1] if w.endswith("*") else w for w in term.lower().split(" ") if w != "*")
+    return any(not word.isascii() for word in words)
 
 
 def _variants(term: str) -> list[str]:
@@ -98,12 +107,16 @@ def _pattern(language: str, terms: Iterable[str]) -> str:
 def lexicon() -> Lexicon:
     raw = strictyaml.load(LEXICON_FILE.read_text(encoding="utf-8"))
     sources: dict[tuple[str, str], str] = {}
+    ascii_bound: set[str] = set()  # languages with a term that can match ASCII text
     for name, by_language in raw["classes"].items():
         neutral = [str(t) for t in by_language.get(NEUTRAL) or ()]
         for language, terms in by_language.items():
             if language == NEUTRAL or not terms:
                 continue
             sources[(name, language)] = _pattern(language, terms)
+            variants = (v for term in terms for v in _variants(str(term)))
+            if not all(_outside_ascii(variant) for variant in variants):
+                ascii_bound.add(language)
         ending = [t for t in neutral if t[-1:].isalnum()]
         other = [t for t in neutral if not t[-1:].isalnum()]
         if ending:
@@ -115,12 +128,13 @@ def lexicon() -> Lexicon:
     by_class: dict[str, tuple[tuple[str, linear.LinearPattern], ...]] = {}
     for (name, language), pattern in patterns.items():
         by_class[name] = (*by_class.get(name, ()), (language, pattern))
-    return Lexicon(patterns, by_class, _sets_by_language(sources), version)
+    ascii_bound.update(language for _, language in sources if language.startswith(NEUTRAL))
+    return Lexicon(patterns, by_class, _sets_by_language(sources, ascii_bound), version)
 
 
 def _sets_by_language(
-    sources: dict[tuple[str, str], str],
-) -> tuple[tuple[re2.Set, tuple[tuple[str, str], ...]], ...]:
+    sources: dict[tuple[str, str], str], ascii_bound: set[str]
+) -> tuple[tuple[re2.Set, tuple[tuple[str, str], ...], bool], ...]:
     languages = sorted({language for _, language in sources})
     together = []
     for language in languages:
@@ -129,7 +143,7 @@ def _sets_by_language(
         for key in keys:
             patterns.Add(sources[key].encode("utf-8"))
         patterns.Compile()
-        together.append((patterns, keys))
+        together.append((patterns, keys, language not in ascii_bound))
     return tuple(together)
 
 
@@ -141,9 +155,11 @@ def applies(language: str, languages: frozenset[str] | None) -> bool:
 def matched(text: str) -> frozenset[tuple[str, str]]:
     """The (class, language) pairs with at least one term in ``text`` (lower-cased)."""
     data = text.encode("utf-8")
+    ascii = len(data) == len(text)
     return frozenset(
         keys[i]
-        for patterns, keys in lexicon().together
+        for patterns, keys, outside_ascii in lexicon().together
+        if not (ascii and outside_ascii)
         for i in patterns.Match(data) or ()  # None when nothing matches
     )
 

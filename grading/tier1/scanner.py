@@ -592,7 +592,7 @@ def _read_intents(file: _File, context: ScanContext) -> None:
     text = file.normalised.text
     obeyed = (
         [(s, e) for s, e in sorted(fences) if file.spans.label(s, "code") == INSTRUCTION]
-        if base_label(file.role, "code") == INSTRUCTION
+        if base_label(file.role, "code") == INSTRUCTION and applied.any_change(text, fences)
         else []
     )  # a label never rises above the file's base one: a document's blocks are examples
     read, unread = intents.read_bounded(text, regions, intents.MAX_UNITS_READ)

@@ -19,6 +19,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from grading.bundle import applied, lexicon
 from grading.linear import LinearPattern
 from grading.programs import python as python_programs
 from grading.tier1 import decoding, files, flows, normalise, scan, scanner, spans
@@ -767,3 +768,50 @@ def test_no_rule_pattern_matches_the_empty_string(rule: Rule) -> None:
         for text in ("", "x", "\n", "a b\n"):
             match = pattern.search(text)
             assert match is None or match.end() > match.start()
+
+
+_CODE_BODIES = [
+    "git push origin main --force",
+    "git push origin --force main",
+    "rm -rf ~/",
+    "jwt.decode(token, verify=False)",
+    'options={"verify_signature": False}',
+    "chmod 777 /etc",
+    'payout_address = "0x' + "ab" * 20 + '"',
+    "DROP DATABASE app;",
+    "npm run build",
+    "git push origin main",
+    "options={'verify_signature': True}",
+    "",
+]
+
+
+@given(st.lists(st.sampled_from(_CODE_BODIES), max_size=4), st.text(max_size=20))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_change_is_whether_some_block_reads_a_change(bodies: list[str], prose: str) -> None:
+    """The gate that skips labelling and introductions: true exactly when ``read_code`` would
+    report a change in some block read alone (a ``--force`` ending an inline code included)."""
+    text, blocks = "", []
+    for body in bodies:
+        text += prose.replace("`", "") + " `"
+        blocks.append((len(text), len(text) + len(body)))
+        text += body + "`\n"
+    expected = any(list(applied.read_code(text, s, e, "")) for s, e in blocks)
+    assert applied.any_change(text, blocks) == expected
+
+
+_SKIPPED_ON_ASCII = [(keys, s) for s, keys, outside in lexicon.lexicon().together if outside]
+
+
+def test_only_languages_written_outside_ascii_are_skipped_on_ascii_text() -> None:
+    """Japanese and Korean terms all hold letters outside ASCII; every other language (and the
+    neutral terms, and Chinese, whose terms include ``cookie``) is searched in ASCII text too."""
+    assert {keys[0][1] for keys, _ in _SKIPPED_ON_ASCII} == {"ja", "ko"}
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
+@settings(max_examples=200, deadline=None)
+def test_a_language_skipped_on_ascii_text_matches_none(text: str) -> None:
+    """What lets ``matched`` skip a language's set on ASCII text: the set finds nothing there."""
+    for _, patterns in _SKIPPED_ON_ASCII:
+        assert not patterns.Match(text.lower().encode("utf-8"))

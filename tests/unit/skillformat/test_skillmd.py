@@ -9,6 +9,7 @@ and requires that they agree.
 from __future__ import annotations
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from grading.tier1.metadata import check_manifest
 from pipeline.services.submissions import skill_manifest
 from pipeline.sources.errors import SourceRejected
 from registry.bundles import Bundle
+from skillformat import skillmd
 from skillformat.skillmd import (
     MAX_FRONT_MATTER_BYTES,
     MAX_VERSION_CHARS,
@@ -156,3 +158,41 @@ def test_intake_tier1_the_judge_and_publishing_read_the_same_manifest(text):
     stored = SkillManifest.from_json(accepted.to_json())
     assert stored == accepted
     assert stored.version is None or len(stored.version) <= MAX_VERSION_CHARS
+
+
+_KEYS = ["name", "description", "version", "allowed-tools", "on", "null", "y", "x_1"]
+_VALUES = [
+    "demo", "A tool: fast", "see https://x.example/a", "it's", "C# code", "1.0", "1:30", "~",
+    "2024-01-01", "yes", "-flag", "[a, b]", "{a: 1}", "'quoted'", "'it''s'", '"esc\\"aped"',
+    '"a: b"', "a  b  ", "café", "a\u00a0", "&anchor x", "*alias", "!tag x", "| ", "> x", "",
+    "a #comment", "a\tb", "'open", "null", ".inf", "0x1F", "x,y", "@x", "`x`",
+]  # fmt: skip
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_KEYS), st.sampled_from(_VALUES), st.sampled_from([" ", "  "])),
+        max_size=4,
+    ),
+    st.sampled_from(["\n", "\n\n", "\n  more\n"]),
+)
+@settings(max_examples=300, deadline=None)
+def test_simple_front_matter_reads_as_the_strict_loader_does(
+    entries: list[tuple[str, str, str]], ending: str
+) -> None:
+    """The fast path for ``key: value`` lines builds exactly the loader's mapping, and leaves
+    everything else (numbers, dates, booleans, comments, flow collections, continuations,
+    repeated keys, invalid YAML) to the loader."""
+    source = "".join(f"{key}:{gap}{value}\n" for key, value, gap in entries) + ending[1:]
+    simple = skillmd._simple_front_matter(source)
+    if simple is None:
+        return
+    assert simple == yaml.load(source, Loader=skillmd._StrictLoader)
+
+
+def test_ordinary_front_matter_takes_the_fast_path() -> None:
+    source = "name: pdf-tools\ndescription: Fill forms, see https://x.example/a (v2).\n"
+    assert skillmd._simple_front_matter(source) == {
+        "name": "pdf-tools",
+        "description": "Fill forms, see https://x.example/a (v2).",
+    }
