@@ -46,12 +46,20 @@ def _rules(folder: Path) -> set[str]:
         ("py-subprocess-argv", "program.secret-flow"),
         ("npm-run-script", "program.secret-flow"),
         ("js-promise-function", "program.fetch-exec"),
+        ("py-thread-callback", "program.secret-flow"),
     ],
 )
 def test_a_secret_sent_by_a_new_route_is_blocked_by_the_flow_rule(attack: str, rule: str) -> None:
     folder = FIXTURES / "redteam" / attack
     assert outcome(folder) in BLOCKED
     assert rule in _rules(folder)
+
+
+@pytest.mark.parametrize("attack", ["playbooks-glob", "homoglyph-orders"])
+def test_orders_in_every_followed_file_and_in_look_alike_letters_stay_blocked(attack: str) -> None:
+    """Tried and already closed: a folder of playbooks followed as a whole, and the verbs of
+    an order spelled with Cyrillic look-alikes (``sеnd``, ``tеll``)."""
+    assert outcome(FIXTURES / "redteam" / attack) in BLOCKED
 
 
 def test_a_run_script_padded_past_the_scan_limit_goes_to_a_person() -> None:
