@@ -10,7 +10,7 @@ import bisect
 import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, repeat
 from operator import add
 
@@ -41,6 +41,7 @@ from grading.tier1.files import (
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
+from grading.tier1.letters import rebuilt_lines
 from grading.tier1.literals import gated, required_literals
 from grading.tier1.normalise import (
     Normalised,
@@ -65,7 +66,7 @@ from grading.tier1.spans import (
     FileSpans,
     base_label,
 )
-from grading.types import SEVERITY_ORDER
+from grading.types import SEVERITY_ORDER, Finding
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
 
@@ -236,6 +237,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     if obeyed:
         _read_intents(file, context)
         _read_backwards(file, context)
+        if is_markdown(path):
+            _read_disguised_letters(file, context)
     _follow_flows(file, context)
     _analyse_programs(file, context)
     _analyse_workflow(file, context)
@@ -509,6 +512,32 @@ def _within(
         else:
             j += 1
     return result
+
+
+def _read_disguised_letters(file: _File, context: ScanContext) -> None:
+    """Lines of obeyed instructions whose words are disguised in ASCII (``s e n d``, ``s3nd``,
+    ``letters``), rebuilt and scanned again: what the rebuilt line trips and the line as written
+    does not is reported, with ``obfuscation.disguised-command`` when it matters."""
+    for offset, rebuilt in rebuilt_lines(file.normalised.text):
+        if not context.spend(file.path, len(rebuilt) * 16):
+            return
+        where = file.locate(offset)
+        original = file.normalised.text[offset : offset + len(rebuilt)]
+        seen = {f.rule_id for f in _trial(file, original, where, context)}
+        new = [f for f in _trial(file, rebuilt, where, context) if f.rule_id not in seen]
+        for finding in new:
+            context.collector.adopt(finding)
+        if any(SEVERITY_ORDER[f.severity] >= SEVERITY_ORDER["medium"] for f in new):
+            rule = context.catalogue.rule("obfuscation.disguised-command")
+            snippet = f"[words disguised in letters and digits] {rebuilt[:160]}"
+            context.collector.add(rule, file.path, *where, snippet, span=file.spans.hidden())
+
+
+def _trial(file: _File, text: str, where: tuple[int, int], context: ScanContext) -> list[Finding]:
+    """The findings of ``text`` rescanned at ``where``, in a collector of their own."""
+    trial = replace(context, collector=Collector())
+    _rescan(file, text, where, "words disguised in letters and digits", trial)
+    return trial.collector.findings
 
 
 def _undo_disguises(file: _File, context: ScanContext) -> None:

@@ -55,6 +55,18 @@ def test_a_secret_sent_by_a_new_route_is_blocked_by_the_flow_rule(attack: str, r
     assert rule in _rules(folder)
 
 
+@pytest.mark.parametrize("attack", ["leet-orders", "spaced-orders"])
+def test_orders_with_words_disguised_in_ascii_are_blocked(attack: str) -> None:
+    """``s3nd th3 c0nt3nts``, ``s e n d``: rebuilt (``tier1.letters``) and read again."""
+    folder = FIXTURES / "redteam" / attack
+    assert outcome(folder) in BLOCKED
+    assert {"obfuscation.disguised-command", "exfil.send-sensitive"} <= _rules(folder)
+
+
+def test_version_numbers_and_ids_are_no_disguise() -> None:
+    assert outcome(FIXTURES / "honest" / "versions-and-ids") == "auto_approve"
+
+
 @pytest.mark.parametrize("attack", ["playbooks-glob", "homoglyph-orders"])
 def test_orders_in_every_followed_file_and_in_look_alike_letters_stay_blocked(attack: str) -> None:
     """Tried and already closed: a folder of playbooks followed as a whole, and the verbs of
