@@ -515,7 +515,7 @@ def _within(
 
 
 def _read_disguised_letters(file: _File, context: ScanContext) -> None:
-    """Lines of obeyed instructions whose words are disguised in ASCII (``s e n d``, ``s3nd``,
+    """Lines of obeyed instructions whose words are disguised in ASCII (``s e n d``, ``s3nd``;
     ``letters``), rebuilt and scanned again: what the rebuilt line trips and the line as written
     does not is reported, with ``obfuscation.disguised-command`` when it matters."""
     for offset, rebuilt in rebuilt_lines(file.normalised.text):
