@@ -62,6 +62,7 @@ class EvidencePolicy:
     review_floor_strength: float
     malice_min_strength: float
     accumulation: dict[str, int]
+    review_rules: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -75,6 +76,7 @@ def evidence_policy() -> EvidencePolicy:
         review_floor_strength=float(raw["review_floor_strength"]),
         malice_min_strength=float(raw["malice_min_strength"]),
         accumulation={str(k): int(v) for k, v in (raw.get("accumulation") or {}).items()},
+        review_rules=frozenset(raw.get("review_rules") or ()),
     )
 
 

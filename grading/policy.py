@@ -1,6 +1,7 @@
 """The decision policy: what the pipeline does with the two tiers' results.
 
-Order: a Tier 1 FAIL is final; a score ≥ auto_approve_min auto-approves unless the skill is
+Order: a Tier 1 FAIL is final; a score ≥ auto_approve_min auto-approves unless a file the agent
+runs or obeys was only partly scanned (``review_rules`` of ``policy.yaml``), the skill is
 high-privilege or Tier 1 counted any capability or sign of malice in what the agent obeys or
 runs (→ review: a person sees every capability). Below it, corroborated malice
 (``grading.evidence``: two independent signals, or one with no benign reading) is rejected;
@@ -40,6 +41,12 @@ def decide(
     score = judgement.score
     evidence = classify(tier1.findings)
     floor = evidence_policy().review_floor_strength
+    unread = tuple(f for f in tier1.findings if f.rule_id in evidence_policy().review_rules)
+    if score >= auto_approve_min and unread:
+        files = ", ".join(sorted({f.file for f in unread}))
+        return Decision(
+            "review", (f"score {score} but only partly scanned, run or obeyed: {files}",)
+        )
     if score >= auto_approve_min:
         held = tuple(f for f in evidence.counted if strength(f) >= floor)
         if tier1.high_privilege:

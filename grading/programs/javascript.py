@@ -222,6 +222,8 @@ def _eval(node: Any, state: _State) -> _Value:
         return _merge(values)
     if kind == "pair":
         return _eval(node.child_by_field_name("value"), state)
+    if kind == "spread_element":  # {...process.env}
+        return _eval(node.named_children[0], state) if node.named_children else _UNKNOWN
     if kind in ("call_expression", "new_expression"):
         return _call(node, state)
     return _UNKNOWN
@@ -251,7 +253,14 @@ def _call(node: Any, state: _State) -> _Value:
         if callee is not None and callee.type == "member_expression"
         else _UNKNOWN
     )
+    if callee is not None and callee.type in _CALLED_RESULTS:
+        _eval(callee, state)  # Function(code)(), new Function(code)(): the inner call is read
     merged = _merge([*args, receiver])  # r.text(), data.toString(): the receiver's labels go on
+    if last in _PROMISE_CALLBACKS and callee is not None and callee.type == "member_expression":
+        for callback in nodes:
+            if callback.type in _FUNCTIONS:
+                returned = _callback(callback, receiver, state)
+                merged = _merge([merged, returned])
     if name == "String.fromCharCode" and args and all(a.number is not None for a in args):
         text = "".join(
             chr(a.number) for a in args if a.number is not None and 0 <= a.number < 0x110000
@@ -300,14 +309,24 @@ def _call(node: Any, state: _State) -> _Value:
             state.fact(SECRET_READ, node, f"{name} {path[:120]}")
             return _Value(None, merged.labels | {SECRET})
         return merged
-    if last in ("eval", "Function", "exec", "execSync", "spawn", "spawnSync", "execFile") and (
-        last in ("eval", "Function") or "child_process" in name or name in ("exec", "execSync")
-    ):
+    if (
+        last in ("eval", "Function", "exec", "execSync", "spawn", "spawnSync", "execFile")
+        and (
+            last in ("eval", "Function") or "child_process" in name or name in ("exec", "execSync")
+        )
+    ) or (name.startswith("vm.") and last in _VM_RUNNERS):
         if FETCHED in merged.labels:
             state.fact(FETCH_EXEC, node, f"{name} runs text fetched from the network", merged.hosts)
         elif DECODED in merged.labels:
             state.fact(DECODED_EXEC, node, f"{name} runs text produced by a decoder")
         return merged
+    if last in ("write", "end") and _REQUEST in receiver.labels:  # req.write(body); req.end(body)
+        state.fact(NETWORK_SEND, node, f"a request's {last}()", receiver.hosts)
+        if merged.labels & {SECRET, ENV_SECRET} and args:
+            state.fact(SECRET_FLOW, node, f"a secret reaches a request's {last}()", receiver.hosts)
+        return _Value(None, frozenset({_REQUEST}), hosts=receiver.hosts)
+    if last == "request" and name.startswith(("http", "require('http", 'require("http')):
+        return _node_request(nodes, args, state)
     if name in (
         "fetch",
         "axios",
@@ -323,6 +342,35 @@ def _call(node: Any, state: _State) -> _Value:
     ):
         return _request(name, nodes, args, node, state)
     return merged
+
+
+_CALLED_RESULTS = frozenset({"call_expression", "new_expression", "parenthesized_expression"})
+_PROMISE_CALLBACKS = frozenset({"then", "catch", "finally"})
+_FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
+_VM_RUNNERS = frozenset(
+    {"runInNewContext", "runInThisContext", "runInContext", "compileFunction", "Script"}
+)
+
+
+def _callback(function: Any, given: _Value, state: _State) -> _Value:
+    """A promise's callback (``.then(r => r.text())``) run with what the promise resolves to
+    as its first parameter: its expression body's value, or its block walked for facts."""
+    parameter = function.child_by_field_name("parameter")
+    if parameter is None:
+        parameters = function.child_by_field_name("parameters")
+        named = parameters.named_children if parameters is not None else []
+        parameter = named[0] if named else None
+        if parameter is not None and parameter.type != "identifier":
+            parameter = parameter.child_by_field_name("pattern") or parameter
+    if parameter is not None and parameter.type == "identifier":
+        state.env[state.text(parameter)] = given
+    body = function.child_by_field_name("body")
+    if body is None:
+        return _UNKNOWN
+    if body.type == "statement_block":
+        _walk(body, state)
+        return _UNKNOWN
+    return _eval(body, state)
 
 
 def _placed(args: list[_Value], merged: _Value) -> _Value:
@@ -355,6 +403,26 @@ def _b64(text: str, labels: frozenset[str], node: Any, state: _State) -> _Value:
     except (binascii.Error, ValueError):
         return _Value(None, labels | {DECODED})
     return _decoded(data.decode("utf-8", "replace"), labels, node, state)
+
+
+_REQUEST = "request"
+"""A request object of Node's ``http``/``https`` modules: what its ``write``/``end`` get is sent."""
+
+
+def _node_request(nodes: list[Any], args: list[_Value], state: _State) -> _Value:
+    """``https.request(url or options)``: a request object, its host from the URL or from the
+    options' ``hostname``/``host``."""
+    url = args[0] if args else _UNKNOWN
+    host = sensitive.host_of(url.text or "") if url.text else None
+    if host is None and nodes and nodes[0].type == "object":
+        for pair in nodes[0].named_children:
+            if pair.type == "pair" and state.text(pair.child_by_field_name("key")).strip("'\"") in (
+                "hostname",
+                "host",
+            ):
+                named = _eval(pair.child_by_field_name("value"), state).text
+                host = named.lower() if named else None
+    return _Value(None, frozenset({_REQUEST, FETCHED}), hosts=(host,) if host else ())
 
 
 def _request(name: str, nodes: list[Any], args: list[_Value], node: Any, state: _State) -> _Value:

@@ -40,6 +40,7 @@ from grading.programs.facts import (
 
 MAX_STATEMENTS = 5000
 MAX_TEXT = 4096
+MAX_DECODED = 64 * 1024
 SECRET, FETCHED, DECODED = "secret", "fetched", "decoded"
 
 
@@ -55,6 +56,8 @@ class _State:
     env: dict[str, _Value] = field(default_factory=dict)
     facts: list[Fact] = field(default_factory=list)
     seen: set[tuple[str, int]] = field(default_factory=set)
+    inner: bool = False
+    """Reading a script decoded from ``-EncodedCommand`` (not decoded again)."""
 
     def fact(self, kind: str, offset: int, detail: str, hosts: tuple[str, ...] = ()) -> None:
         if (kind, offset) not in self.seen:
@@ -63,7 +66,8 @@ class _State:
 
 
 _WORDS = ("iex", "invoke-", "iwr", "irm", "download", "upload", "credential", "cmdkey",
-          "get-content", "[char", "-join", "frombase64", "scriptblock", "vaultcmd")  # fmt: skip
+          "get-content", "[char", "-join", "frombase64", "scriptblock", "vaultcmd",
+          "-e", "gc ", "readall", "copy-item", "compress-archive")  # fmt: skip
 
 
 def analyse(text: str, base: int = 0) -> list[Fact]:
@@ -79,16 +83,34 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
     return state.facts
 
 
+def _run_encoded(script: str, offset: int, state: _State) -> None:
+    """The facts of an encoded command, reported at the command that runs it."""
+    for fact in encoded_facts(script):
+        state.fact(fact.kind, offset, f"-EncodedCommand: {fact.detail}", fact.hosts)
+
+
+def encoded_facts(script: str) -> list[Fact]:
+    """The facts of a script decoded from ``-EncodedCommand`` (offsets within it)."""
+    inner = _State(inner=True)
+    for index, (at, statement) in enumerate(_statements(script)):
+        if index >= MAX_STATEMENTS:
+            break
+        _statement(statement, at, inner)
+    return inner.facts
+
+
 def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
     for start, end in regions:
         yield from analyse(text[start:end], start)
 
 
 def _statements(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, statement): lines split at ``;`` outside quotes, comments dropped."""
+    """(offset, statement): lines split at ``;`` outside quotes and hashtables (``@{ a = 1; b =
+    $k }`` is one value), comments dropped."""
     offset = 0
     for line in text.split("\n"):
         start, quote = 0, ""
+        braces: list[bool] = []  # the open braces of the line: is each a hashtable?
         for position, char in enumerate(line):
             if quote:
                 quote = "" if char == quote else quote
@@ -96,7 +118,11 @@ def _statements(text: str) -> Iterator[tuple[int, str]]:
                 quote = char
             elif char == "#":
                 break
-            elif char == ";":
+            elif char == "{":
+                braces.append(position > 0 and line[position - 1] == "@")
+            elif char == "}" and braces:
+                braces.pop()
+            elif char == ";" and not any(braces):
                 yield offset + start, line[start:position]
                 start = position + 1
         else:
@@ -125,10 +151,19 @@ _SECRET_COMMAND = re.compile(
     r"(?i)\bgit\s+credential\s+fill\b|\bcmdkey\s+/list\b|\bget-storedcredential\b|\bvaultcmd\b"
     r"|\bget-childitem\s+env:|\bdir\s+env:|\[environment\]::getenvironmentvariables\("
 )
-_READ = re.compile(r"(?i)\b(?:get-content|gc|cat|type|copy-item|compress-archive)\b")
+_READ = re.compile(
+    r"(?i)\b(?:get-content|gc|cat|type|copy-item|compress-archive)\b|::readall(?:text|bytes|lines)\("
+)
+_OPERAND = re.compile(r"'[^']*'|\"[^\"]*\"|[^\s,()]+")
+_ENCODED = re.compile(
+    r"(?i)\b(?:powershell|pwsh)(?:\.exe)?\b[^\n|;]{0,200}?\s(-e[a-z]{0,13})\s+['\"]?([A-Za-z0-9+/]{8,}={0,2})"
+)
 
 
 def _statement(statement: str, offset: int, state: _State) -> None:
+    encoded = encoded_command(statement)
+    if encoded is not None and not state.inner:
+        _run_encoded(encoded[1], offset + encoded[0], state)
     assigned = _ASSIGN.match(statement)
     expression = assigned.group(2) if assigned else statement
     value = _expression(expression, offset, state)
@@ -170,9 +205,14 @@ def _expression(expression: str, offset: int, state: _State) -> _Value:
         state.fact(SECRET_READ, offset, "reads a credential store")
         labels.add(SECRET)
     text = _fold(expression, state, labels)
-    if _READ.search(expression) and text is not None and sensitive.is_sensitive_path(text):
-        state.fact(SECRET_READ, offset, f"reads {text[:120]}")
-        labels.add(SECRET)
+    if _READ.search(expression):
+        read = next(
+            (p for p in _read_paths(expression, text, state) if sensitive.is_sensitive_path(p)),
+            None,
+        )
+        if read is not None:
+            state.fact(SECRET_READ, offset, f"reads {read[:120]}")
+            labels.add(SECRET)
     if DECODED in labels and text:
         meaning = sensitive.meaningful(text)
         if meaning:
@@ -222,6 +262,39 @@ def _fold(expression: str, state: _State, labels: set[str]) -> str | None:
     if all(w is not None for w in words):
         return "".join(w or "" for w in words)[:MAX_TEXT]
     return None
+
+
+def _read_paths(expression: str, text: str | None, state: _State) -> Iterator[str]:
+    """The paths a read may name: the folded expression, and each operand of the command
+    folded on its own (``Get-Content "$env:USERPROFILE\\.aws\\credentials" -Raw``, ``gc
+    ~\\.ssh\\id_rsa``, ``[IO.File]::ReadAllText("$HOME\\.ssh\\id_rsa")``)."""
+    if text is not None:
+        yield text
+    for operand in _OPERAND.findall(expression):
+        folded = _word(operand, state)
+        if folded is None and not operand.startswith("-"):
+            folded = _VARIABLE.sub(
+                lambda m: _interpolated(m.group(0), m.group(1), state), operand
+            ).replace("\\", "/")
+        if folded:
+            yield folded
+
+
+def encoded_command(line: str) -> tuple[int, str] | None:
+    """(offset, script) of ``powershell -EncodedCommand <base64>`` (any prefix of the flag:
+    ``-enc``, ``-e``, ``-ec``): the script PowerShell runs, base64 of UTF-16LE text that no
+    reader sees as it is."""
+    match = _ENCODED.search(line)
+    if match is None:
+        return None
+    flag = match.group(1).lower()
+    if flag != "-ec" and not "-encodedcommand".startswith(flag):
+        return None
+    try:
+        decoded = base64.b64decode(match.group(2), validate=True).decode("utf-16-le")
+    except (binascii.Error, ValueError):
+        return None
+    return match.start(), decoded[:MAX_DECODED]
 
 
 def _word(piece: str, state: _State) -> str | None:

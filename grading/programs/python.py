@@ -31,6 +31,7 @@ import base64
 import binascii
 import codecs
 import re
+import shlex
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -53,6 +54,12 @@ SECRET = "secret"
 ENV_SECRET = "env-secret"
 FETCHED = "fetched"
 DECODED = "decoded"
+CLIENT = "http-client"
+"""An HTTP client object (``httpx.AsyncClient()``, ``requests.Session()``): its methods send."""
+_CLIENTS = frozenset(
+    {"Session", "Client", "AsyncClient", "ClientSession", "HTTPSConnection", "HTTPConnection",
+     "PoolManager"}
+)  # fmt: skip
 MAX_NODES = 200_000
 MAX_TEXT = 4096
 MAX_ITEMS = 4096
@@ -161,6 +168,12 @@ class _State:
     depth: int = 0
     git: list[tuple[list[str], ast.AST]] = field(default_factory=list)
     """The git commands the program runs (their words after ``git``), for ``destruction``."""
+    attributes: dict[str, _Labels] = field(default_factory=dict)
+    """Labels stored in an attribute of any object (``self.blob = secret`` in one method, read
+    in another; a class attribute), by attribute name: objects are not told apart."""
+    yielded: list[Value] | None = None
+    """What the function being walked yields: a generator hands its values to the caller that
+    iterates it (``for``, ``list``, ``next``, ``join``) as a ``return`` would."""
 
 
 class _Offsets:
@@ -205,6 +218,7 @@ _SINK_WORDS = (
     "storbinary",
     "upload",
     "check_output",
+    "subprocess",
     "loads(",
 )
 _SOURCE_WORDS = (
@@ -330,8 +344,9 @@ def _summarise(function: _Function, state: _State) -> None:
     )
     outer, state.current = state.current, function
     returned: list[Value] = []
+    outer_yielded, state.yielded = state.yielded, returned
     _block(function.node.body, env, state, returned)
-    state.current = outer
+    state.current, state.yielded = outer, outer_yielded
     labels = frozenset().union(*(v.labels for v in returned)) if returned else _NONE
     function.returns = frozenset(label for label in labels if not label.startswith("param:"))
     function.passes = frozenset(
@@ -356,6 +371,7 @@ def _assign(target: ast.expr, value: Value, env: dict[str, Value], state: _State
             _assign(element, _merge([value]), env, state)
     elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
         env[f"{target.value.id}.{target.attr}"] = value
+        _store(target.attr, value, state)
     elif isinstance(target, ast.Subscript):
         outer = target.value
         while isinstance(outer, ast.Subscript):  # sample["files"][path] = …: sample holds it
@@ -364,6 +380,11 @@ def _assign(target: ast.expr, value: Value, env: dict[str, Value], state: _State
         if container and not container.startswith("."):
             current = env.get(container, UNKNOWN)
             env[container] = current.with_labels(value.labels)
+
+
+def _store(attribute: str, value: Value, state: _State) -> None:
+    if value.labels:
+        state.attributes[attribute] = state.attributes.get(attribute, _NONE) | value.labels
 
 
 _FILLERS = frozenset({"append", "extend", "add", "update", "insert", "appendleft", "write"})
@@ -444,6 +465,13 @@ def _statement(
         for statement in node.body:
             if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 _statement(statement, env, state, returned)
+            if isinstance(statement, ast.Assign | ast.AnnAssign):  # read as Class.name, self.name
+                targets = (
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
+                for target in targets:
+                    if isinstance(target, ast.Name) and target.id in env:
+                        _store(target.id, env[target.id], state)
 
 
 def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
@@ -491,7 +519,9 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
             return Value(OUTSIDE_PREFIX, frozenset({OUTSIDE}))
         if dotted in ("os.environ", "os.environ.items", "os.environ.values"):
             return Value(None, frozenset({SECRET}))
-        return _eval(node.value, env, state)
+        base = _eval(node.value, env, state)
+        stored = state.attributes.get(node.attr, _NONE)
+        return base.with_labels(stored) if stored else base
     if isinstance(node, ast.Subscript):
         return _subscript(node, env, state)
     if isinstance(node, ast.Call):
@@ -505,6 +535,16 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         return _merge([_eval(node.key, inner, state), _eval(node.value, inner, state), iterable])
     if isinstance(node, ast.Await):
         return _eval(node.value, env, state)
+    if isinstance(node, ast.NamedExpr):  # (d := dict(os.environ))
+        value = _eval(node.value, env, state)
+        _assign(node.target, value, env, state)
+        return value
+    if isinstance(node, ast.Lambda):  # a lambda's value is what its body computes
+        return Value(None, _eval(node.body, dict(env), state).labels)
+    if isinstance(node, ast.Yield | ast.YieldFrom):
+        if state.yielded is not None and node.value is not None:
+            state.yielded.append(_eval(node.value, env, state))
+        return UNKNOWN  # what the caller sends back in
     if isinstance(node, ast.IfExp):
         return _merge([_eval(node.body, env, state), _eval(node.orelse, env, state)])
     if isinstance(node, ast.BoolOp):
@@ -622,6 +662,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     everything = _merge([*args, *keywords.values(), receiver])
     first = args[0] if args else UNKNOWN
 
+    if name in ("os.environ.copy", "os.environ.items", "os.environ.values", "environ.copy"):
+        return Value(None, frozenset({SECRET}))  # before the module's own ``items()``
     if last in state.functions and not name.startswith("."):
         return _call_own(node, state.functions[last], args, state)
     if isinstance(node.func, ast.Attribute) and last in state.functions:
@@ -630,6 +672,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     folded = _fold(name, last, first, args, receiver, node, state)
     if folded is not None:
         return folded
+    if last in _CLIENTS and _is_http(name, receiver):
+        return Value(None, frozenset({CLIENT}))
     if last == "Request":
         # a prepared request carries its URL and body; its headers authenticate it
         _, carried = _payload(last, args, keywords)
@@ -642,8 +686,6 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         and args
         and _dotted(node.args[0]) == "os.environ"
     ):
-        return Value(None, frozenset({SECRET}))
-    if name in ("os.environ.copy", "os.environ.items", "os.environ.values", "environ.copy"):
         return Value(None, frozenset({SECRET}))
     if last in _SECRET_CALLS and (
         "pyperclip" in name
@@ -688,7 +730,21 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         _exec(node, name, args, keywords, state)
         _git_command(node, args, state)
     _destroys(node, name, last, first, receiver, state)
+    _callbacks(node, everything, state)
+    if isinstance(node.func, ast.Name) and node.func.id in env:  # a lambda kept in a name
+        return everything.with_labels(env[node.func.id].labels)
     return everything
+
+
+def _callbacks(node: ast.Call, everything: Value, state: _State) -> None:
+    """A function of the module handed to another call with data it will be called with
+    (``Thread(target=ship, args=(secrets,))``, ``map(ship, [secrets])``, ``pool.submit(ship,
+    secrets)``): when the function sends a parameter and the data carries a secret, it flows."""
+    handed = [*node.args, *(k.value for k in node.keywords)]
+    for argument in handed:
+        function = state.functions.get(argument.id) if isinstance(argument, ast.Name) else None
+        if function is not None and function.sinks and everything.labels & {SECRET, ENV_SECRET}:
+            _fact(state, SECRET_FLOW, node, f"a secret store reaches {function.node.name}()")
 
 
 def _fold(
@@ -876,6 +932,7 @@ def _is_http(name: str, receiver: Value) -> bool:
     return (
         any(part in lowered for part in _HTTP_MODULES)
         or bool(receiver.hosts)
+        or CLIENT in receiver.labels
         or (lowered.startswith((".", "self.")) and FETCHED in receiver.labels)
         or lowered.rsplit(".", 1)[-1] in ("urlopen", "urlretrieve")  # whatever the module's alias
     )
@@ -951,6 +1008,24 @@ def _exec(
         _fact(state, DECODED_EXEC, node, f"{name} runs text produced by a decoder")
     elif args and args[0].text is None and name in ("exec", "eval", "compile"):
         _fact(state, EXEC_DYNAMIC, node, name)
+    command = _command_line(args[0]) if args and name not in ("exec", "eval", "compile") else None
+    if command:
+        from grading.programs import shell  # shell reads ``python -c`` with this module
+
+        for fact in shell.analyse(command):
+            _fact(state, fact.kind, node, f"{name}: {fact.detail}", fact.hosts)
+
+
+def _command_line(value: Value) -> str | None:
+    """The shell command line a process call runs: its string, or its argument list joined
+    (``subprocess.run(["curl", "-T", key, url])``), unknown arguments as placeholders."""
+    if value.text is not None:
+        return value.text
+    if value.items is None:
+        return None
+    return " ".join(
+        shlex.quote(item.text) if item.text is not None else "x" for item in value.items
+    )
 
 
 MAX_INLINE_DEPTH = 3
@@ -985,11 +1060,13 @@ def _inline(function: _Function, args: list[Value], state: _State) -> Value | No
     env = dict(state.globals)
     env.update(dict(zip(function.params, args, strict=False)))
     returned: list[Value] = []
+    outer_yielded, state.yielded = state.yielded, returned
     state.depth += 1
     try:
         _block(function.node.body, env, state, returned)
     finally:
         state.depth -= 1
+        state.yielded = outer_yielded
     texts = [v for v in returned if v.text is not None]
     if len(texts) == 1:
         return texts[0]

@@ -29,6 +29,8 @@ from functools import lru_cache
 from typing import Any
 
 from grading.programs import destruction, sensitive
+from grading.programs import javascript as javascript_programs
+from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
 from grading.programs.facts import (
     DECODED_EXEC,
@@ -44,6 +46,8 @@ from grading.programs.facts import (
 MAX_NODES = 100_000
 MAX_SOURCE = 512 * 1024
 SECRET, FETCHED, DECODED = "secret", "fetched", "decoded"
+ENV_SECRET = "env-secret"
+"""One named secret (a CI secret): its own service's credential in a header, a leak as data."""
 _READERS = frozenset(
     {"cat", "tar", "zip", "gzip", "cp", "rsync", "base64", "head", "tail", "openssl", "xxd", "less",
      "more", "strings", "sqlite3", "find", "ls", "7z", "grep"}
@@ -104,8 +108,9 @@ class _State:
             self.facts.append(Fact(kind, self.offset(node), detail[:200], hosts))
 
 
-def analyse(text: str, base: int = 0) -> list[Fact]:
-    """The facts of the shell script ``text`` (offsets shifted by ``base``)."""
+def analyse(text: str, base: int = 0, secrets: dict[str, str] | None = None) -> list[Fact]:
+    """The facts of the shell script ``text`` (offsets shifted by ``base``); ``secrets`` names
+    variables the script starts with that carry a label (a CI workflow's secrets)."""
     if len(text) > MAX_SOURCE or not _worth(text):
         return []
     data = text.encode("utf-8", "surrogatepass")
@@ -115,6 +120,9 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
             offsets.extend([index] * len(char.encode("utf-8", "surrogatepass")))
         offsets.append(len(text))
     state = _State(data, base, offsets)
+    state.env.update(
+        {name: _Value(None, frozenset({label})) for name, label in (secrets or {}).items()}
+    )
     tree = _parser().parse(data)
     _walk(tree.root_node, state)
     lost = destruction.destroys_history([words for words, _ in state.git])
@@ -123,14 +131,17 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
     return state.facts
 
 
-def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
+def blocks(
+    text: str, regions: tuple[tuple[int, int], ...], secrets: dict[str, str] | None = None
+) -> Iterator[Fact]:
     for start, end in regions:
-        yield from analyse(text[start:end], start)
+        yield from analyse(text[start:end], start, secrets)
 
 
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
           "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
-          "reflog", "push", "DROP ", "drop ", "dropdb", "printf")  # fmt: skip
+          "reflog", "push", "DROP ", "drop ", "dropdb", "printf", "powershell", "pwsh",
+          "node")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -224,7 +235,7 @@ def _command_labels(
     """What a command's output carries, and the facts it is a sink or executor of."""
     name, args, _ = _command_parts(node, state)
     texts = [a.text or "" for a in args]
-    carried = piped.union(*(a.labels for a in args)) if args else set(piped)
+    carried = piped.union(*(_as_data(a, i, texts) for i, a in enumerate(args)))
     labels: set[str] = set()
     if name in _READERS and any(sensitive.is_sensitive_path(t) for t in texts):
         state.fact(SECRET_READ, node, f"{name} {' '.join(texts)[:120]}")
@@ -247,6 +258,19 @@ def _command_labels(
         if index + 1 < len(texts) and texts[index + 1]:
             for fact in python_programs.analyse(texts[index + 1], 0):
                 state.fact(fact.kind, node, f"python -c: {fact.detail}", fact.hosts)
+    inline = next((t for t in ("-e", "--eval", "-p", "--print") if t in texts), None)
+    if name in ("node", "nodejs", "bun", "deno") and inline is not None:
+        index = texts.index(inline)
+        if index + 1 < len(texts) and texts[index + 1]:
+            for fact in javascript_programs.analyse(texts[index + 1], 0):
+                state.fact(fact.kind, node, f"{name} {inline}: {fact.detail}", fact.hosts)
+    if name.removesuffix(".exe") in ("powershell", "pwsh"):
+        encoded = powershell_programs.encoded_command(state.text(node))
+        if encoded is not None:
+            for fact in powershell_programs.encoded_facts(encoded[1]):
+                state.fact(
+                    fact.kind, node, f"powershell -EncodedCommand: {fact.detail}", fact.hosts
+                )
     _destroys(name, texts, node, state)
     from_files = frozenset(_file_labels(texts, state))
     _sink(name, texts, frozenset(carried) | from_files, node, state)
@@ -254,12 +278,52 @@ def _command_labels(
     return frozenset(labels) | (frozenset(carried) if name in _PASS_THROUGH else frozenset())
 
 
-_PASS_THROUGH = frozenset({"base64", "gzip", "xxd", "tr", "sed", "awk", "cat", "tee", "rev", "head",
-                           "tail", "openssl", "zip", "tar", "sort", "jq"})  # fmt: skip
+_KEY_FLAGS = frozenset(
+    {"-i", "--key", "--cert", "-E", "--cacert", "--capath", "-o", "-F", "--netrc-file", "-K",
+     "--config", "--proxy-cert", "--proxy-key"}
+)  # fmt: skip
+"""Flags whose value is a key the tool authenticates with (``scp -i ~/.ssh/id_rsa``), a config
+or an option: never what is sent (curl's ``-F`` is a form field, read by its ``@``)."""
+
+
+def _sends_store(texts: list[str]) -> bool:
+    """A sending command given a secret store as an operand or an upload (``curl -T
+    ~/.ssh/id_rsa``, ``-F f=@~/.aws/credentials``, ``--data-binary @~/.netrc``, ``scp
+    ~/.ssh/id_rsa host:``, ``wget --post-file=~/.aws/credentials``), not as its own key."""
+    for index, text in enumerate(texts):
+        if index > 0 and texts[index - 1] in _KEY_FLAGS and "@" not in text:
+            continue
+        if text.startswith("-") and ("=" not in text or text.split("=", 1)[0] in _KEY_FLAGS):
+            continue
+        uploaded = text.split("@", 1)[1] if "@" in text else text.split("=", 1)[-1]
+        if uploaded.startswith(("~", "/", "$", ".")) and sensitive.is_sensitive_path(uploaded):
+            return True
+    return False
+
+
+def _as_data(arg: _Value, index: int, texts: list[str]) -> frozenset[str]:
+    """The labels an argument carries as data. A named secret is data only as the value of a
+    send flag (``-d "k=$TOKEN"``); in a header, a user or the URL (``-H "Authorization: Bearer
+    $TOKEN"``, ``curl -X POST "$WEBHOOK_URL"``) it authenticates or addresses the request."""
+    if ENV_SECRET not in arg.labels:
+        return arg.labels
+    value = index > 0 and texts[index - 1] in _SEND_FLAGS
+    glued = texts[index].startswith(("--data", "--json", "--form")) or (
+        texts[index][:2] in ("-d", "-F") and len(texts[index]) > 2
+    )
+    return arg.labels if value or glued else arg.labels - {ENV_SECRET}
+
+
+_PASS_THROUGH = frozenset({"echo", "base64", "gzip", "xxd", "tr", "sed", "awk", "cat", "tee", "rev",
+                           "head", "tail", "openssl", "zip", "tar", "sort", "jq"})  # fmt: skip
 
 
 def _sends(texts: list[str]) -> bool:
-    return any(t in _SEND_FLAGS or t.startswith(("--data", "-d@", "-F", "--form")) for t in texts)
+    return any(
+        t in _SEND_FLAGS
+        or t.startswith(("--data", "-d@", "-F", "--form", "--post-", "--upload-file=", "--body-"))
+        for t in texts
+    )
 
 
 def _file_labels(texts: list[str], state: _State) -> set[str]:
@@ -287,8 +351,11 @@ def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state
         return
     hosts = _hosts(texts)
     state.fact(NETWORK_SEND, node, name, hosts)
-    if SECRET in carried:
-        state.fact(SECRET_FLOW, node, f"a secret store reaches {name}", hosts)
+    if _sends_store(texts):
+        carried = carried | {SECRET}
+    if SECRET in carried or ENV_SECRET in carried:
+        what = "a secret store" if SECRET in carried else "a named secret"
+        state.fact(SECRET_FLOW, node, f"{what} reaches {name}", hosts)
 
 
 def _execute(

@@ -36,9 +36,17 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from grading.bundle.graph import build_graph
+from grading.bundle.graph import (
+    EXECUTED,
+    FOLLOWED,
+    MANIFEST,
+    InstructionGraph,
+    build_graph,
+    is_script,
+)
 from grading.capabilities import inventory
 from grading.evidence import assess, evidence_policy
+from grading.programs.python import MAX_SOURCE as MAX_PROGRAM_CHARS
 from grading.taxonomy import PRIVILEGES
 from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, check_pretext, correlate, stated_purpose
@@ -60,9 +68,10 @@ def scan(files: SkillFiles) -> Tier1Report:
     started = time.perf_counter()
     catalogue = load_catalogue()
     collector = Collector()
-    texts = _readable_texts(files, catalogue, collector)
+    texts, truncated = _readable_texts(files, catalogue, collector)
     manifest = check_manifest(texts, catalogue, collector)
     graph = build_graph(texts, manifest.path)
+    _check_unread_obeyed(texts, truncated, graph, catalogue, collector)
     context = ScanContext(
         catalogue,
         collector,
@@ -127,9 +136,11 @@ def _report(catalogue: Catalogue, findings: tuple[Finding, ...], duration_ms: fl
 
 def _readable_texts(
     files: SkillFiles, catalogue: Catalogue, collector: Collector
-) -> dict[str, str]:
-    """The text of each file to scan, within the size limits; binaries and overflow reported."""
+) -> tuple[dict[str, str], frozenset[str]]:
+    """The text of each file to scan, within the size limits, and the files cut short; binaries
+    and overflow reported."""
     texts: dict[str, str] = {}
+    truncated: set[str] = set()
     remaining = MAX_TOTAL_CHARS
     for index, path in enumerate(sorted(files)):
         content = files[path]
@@ -148,9 +159,36 @@ def _readable_texts(
             note = f"({len(text)} characters, only the first {limit} scanned)"
             collector.add(catalogue.rule("file.not-scanned"), path, 1, 1, "", note)
             text = text[:limit]
+            truncated.add(path)
         remaining -= len(text)
         texts[path] = text
-    return texts
+    return texts, frozenset(truncated)
+
+
+_CARRIED_OUT = frozenset({MANIFEST, FOLLOWED, EXECUTED})
+
+
+def _check_unread_obeyed(
+    texts: dict[str, str],
+    truncated: frozenset[str],
+    graph: InstructionGraph,
+    catalogue: Catalogue,
+    collector: Collector,
+) -> None:
+    """A file the agent runs or carries out that was only partly read goes to a person: cut at
+    the scan limit, or a script too large for the program analysis (``MAX_PROGRAM_CHARS``). An
+    attacker pads a script and puts the send at its end; a clean prefix proves nothing. A file
+    the agent only reads (a word list, a reference) is data: its overflow is reported alone."""
+    for path in sorted(texts):
+        if graph.role(path) not in _CARRIED_OUT:
+            continue
+        if path in truncated:
+            note = "(cut at the scan limit: the rest was not read)"
+        elif is_script(path) and len(texts[path]) > MAX_PROGRAM_CHARS:
+            note = f"(over {MAX_PROGRAM_CHARS} characters: its data flows were not followed)"
+        else:
+            continue
+        collector.add(catalogue.rule("file.obeyed-not-scanned"), path, 1, 1, "", note)
 
 
 def _text_inside(content: bytes) -> str | None:

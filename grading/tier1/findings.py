@@ -76,6 +76,10 @@ class Collector:
         )
         return self._place(finding)
 
+    def adopt(self, finding: Finding) -> Finding | None:
+        """Record a finding another collector made (a trial scan of rebuilt text)."""
+        return self._place(finding)
+
     def _place(self, finding: Finding) -> Finding | None:
         same_line = (finding.rule_id, finding.file, finding.line)
         if same_line in self._at_line:

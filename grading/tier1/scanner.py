@@ -10,7 +10,7 @@ import bisect
 import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, repeat
 from operator import add
 
@@ -22,6 +22,7 @@ from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
+from grading.programs import workflow as workflow_programs
 from grading.programs.sensitive import PAYMENT_DESTINATION
 from grading.tier1 import decoding, names
 from grading.tier1.authority import names_own_text
@@ -41,6 +42,7 @@ from grading.tier1.files import (
 from grading.tier1.findings import Collector
 from grading.tier1.flows import flows
 from grading.tier1.index import TextIndex
+from grading.tier1.letters import rebuilt_lines
 from grading.tier1.literals import gated, required_literals
 from grading.tier1.normalise import (
     Normalised,
@@ -65,7 +67,7 @@ from grading.tier1.spans import (
     FileSpans,
     base_label,
 )
-from grading.types import SEVERITY_ORDER
+from grading.types import SEVERITY_ORDER, Finding
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
 
@@ -236,8 +238,12 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     if obeyed:
         _read_intents(file, context)
         _read_backwards(file, context)
+        if is_markdown(path):
+            _read_disguised_letters(file, context)
     _follow_flows(file, context)
     _analyse_programs(file, context)
+    _analyse_workflow(file, context)
+    _analyse_package_scripts(file, context)
     if obeyed and graph.is_data(path):
         _analyse_data_commands(file, context)
     if path.lower().endswith(".ipynb"):
@@ -507,6 +513,32 @@ def _within(
         else:
             j += 1
     return result
+
+
+def _read_disguised_letters(file: _File, context: ScanContext) -> None:
+    """Lines of obeyed instructions whose words are disguised in ASCII (``s e n d``, ``s3nd``;
+    ``letters``), rebuilt and scanned again: what the rebuilt line trips and the line as written
+    does not is reported, with ``obfuscation.disguised-command`` when it matters."""
+    for offset, rebuilt in rebuilt_lines(file.normalised.text):
+        if not context.spend(file.path, len(rebuilt) * 16):
+            return
+        where = file.locate(offset)
+        original = file.normalised.text[offset : offset + len(rebuilt)]
+        seen = {f.rule_id for f in _trial(file, original, where, context)}
+        new = [f for f in _trial(file, rebuilt, where, context) if f.rule_id not in seen]
+        for finding in new:
+            context.collector.adopt(finding)
+        if any(SEVERITY_ORDER[f.severity] >= SEVERITY_ORDER["medium"] for f in new):
+            rule = context.catalogue.rule("obfuscation.disguised-command")
+            snippet = f"[words disguised in letters and digits] {rebuilt[:160]}"
+            context.collector.add(rule, file.path, *where, snippet, span=file.spans.hidden())
+
+
+def _trial(file: _File, text: str, where: tuple[int, int], context: ScanContext) -> list[Finding]:
+    """The findings of ``text`` rescanned at ``where``, in a collector of their own."""
+    trial = replace(context, collector=Collector())
+    _rescan(file, text, where, "words disguised in letters and digits", trial)
+    return trial.collector.findings
 
 
 def _undo_disguises(file: _File, context: ScanContext) -> None:
@@ -822,29 +854,61 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
         for fact in found:
             if fact.kind == facts.DESTROYS_DATA and is_markdown(file.path):
                 continue  # code blocks of instructions are read by ``bundle.applied``
-            rule = context.catalogue.rule(_program_rule(fact, file, context))
-            if context.collector.settled(rule, file.path, file.line_of(fact.offset)):
-                continue
-            line, column = file.locate(fact.offset)
-            snippet = visible(_window(file.original_line(line), column))
-            label = file.spans.label(fact.offset, view.kind)
-            if (
-                rule.id == "program.destroy-user-data"
-                and label == SHIPPED_CODE
-                and applied.consent(_introductions(file.path, context))
-            ):
-                label = CONSENTED  # the instructions that run it wait for the user's consent
-            if label in _HOST_CHECKED and (
-                (
-                    fact.kind in _HOSTED_FACTS
-                    and fact.hosts
-                    and all(is_first_party(host, context.declared) for host in fact.hosts)
-                )
-                or (fact.kind == facts.FETCH_EXEC and _official_installer(file, line, context))
-            ):
-                label = FIRST_PARTY
-            note = f"({fact.detail})"
-            context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+            _report_fact(file, fact, file.spans.label(fact.offset, view.kind), context)
+
+
+def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext) -> None:
+    """A program fact at its place in ``file`` with the label of the span it is in
+    (first-party when every host it names is the skill's own)."""
+    rule = context.catalogue.rule(_program_rule(fact, file, context))
+    if context.collector.settled(rule, file.path, file.line_of(fact.offset)):
+        return
+    line, column = file.locate(fact.offset)
+    snippet = visible(_window(file.original_line(line), column))
+    if (
+        rule.id == "program.destroy-user-data"
+        and label == SHIPPED_CODE
+        and applied.consent(_introductions(file.path, context))
+    ):
+        label = CONSENTED  # the instructions that run it wait for the user's consent
+    if label in _HOST_CHECKED and (
+        (
+            fact.kind in _HOSTED_FACTS
+            and fact.hosts
+            and all(is_first_party(host, context.declared) for host in fact.hosts)
+        )
+        or (fact.kind == facts.FETCH_EXEC and _official_installer(file, line, context))
+    ):
+        label = FIRST_PARTY
+    note = f"({fact.detail})"
+    context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
+    """The scripts of a shipped ``package.json`` are shell commands npm runs — on ``npm run``,
+    ``npm test``, and by itself on install (lifecycle scripts): read as the shell they are, as
+    code that runs, wherever the instructions mention them."""
+    if file.path.rsplit("/", 1)[-1] != "package.json":
+        return
+    if context.graph is not None and context.graph.obeyed(file.path):
+        return  # carried out as data: ``_analyse_data_commands`` reads its commands
+    strings = data_strings_view(file.path, file.normalised.text)
+    for offset, command in data_commands(file.normalised.text, strings):
+        if not context.spend(file.path, len(command)):
+            return
+        found = shell_programs.blocks(command, ((0, len(command)),))
+        _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
+
+
+def _analyse_workflow(file: _File, context: ScanContext) -> None:
+    """A CI workflow the skill ships runs in the user's repository with its secrets: the flows
+    of those secrets to a network send in its ``run:`` scripts (``programs.workflow``)."""
+    if not workflow_programs.is_workflow(file.path, file.normalised.text):
+        return
+    if not context.spend(file.path, len(file.normalised.text)):
+        return
+    for fact in workflow_programs.analyse(file.normalised.text):
+        _report_fact(file, fact, SHIPPED_CODE, context)  # code, wherever the agent puts it
 
 
 def _analyse_data_commands(file: _File, context: ScanContext) -> None:
