@@ -85,9 +85,11 @@ _DESTRUCTION = linear.compile(
 _PAYMENT = linear.compile(
     r"(?i)(?:payout|settlement|payee|beneficiary|recipient|receiv\w*|deposit|withdraw\w*|treasury"
     r"|iban|wallet|pay_?to|tip_?jar)\w*[\"']?\s*[:=]\s*[\"']"
-    r"(?:0x[a-f0-9]{40}|bc1[a-z0-9]{25,60}|[13][a-km-z1-9]{25,34}|[a-z]{2}\d{2}[a-z0-9]{11,30})[\"']"
+    r"(?:0x[a-f0-9]{40}|bc1[a-z0-9]{25,60}|[13][a-km-z1-9]{25,34}|[a-z]{2}\d{2}[a-z0-9]{11,30}"
+    r"|[a-z]{2}\d{2}(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,4})?)[\"']"
 )
-"""A payment destination field set to a literal crypto address or IBAN."""
+"""A payment destination field set to a literal crypto address or IBAN (written in one piece or,
+as people write them, in groups of four)."""
 
 
 _CHANGES = "|".join(

@@ -176,9 +176,21 @@ def _rank(role: str | None) -> int:
     return _RANKS.get(role, 1)
 
 
+_APPLYING = frozenset({"write", "change"})
+_PLACING = re.compile(
+    r"\b(?:add|copy|merge|paste|put|place|drop|kopier\w*|copie\w*|copia\w*|copi\w*)\b",
+    re.IGNORECASE,
+)
+"""Verbs before a data file's name that put it into the user's project or tool settings
+("append the block from `mcp.toml` to ~/.codex/config.toml", "copy `templates/ci.yml` to
+.github/workflows/"): lexicon classes ``write`` and ``change``, and the verbs of copying."""
+
+
 def _role_for(target: str, kind: str) -> str:
-    if is_script(target):
-        return EXECUTED
+    if is_script(target) or target.rsplit("/", 1)[-1] == "package.json":
+        return EXECUTED  # a package.json the instructions name holds the scripts npm runs
+    if kind == "apply" and is_data(target):
+        return EXECUTED  # settings the agent writes into the user's project or tools
     if kind == "follow":
         return FOLLOWED
     if kind == "model":
@@ -264,6 +276,8 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
         kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
         if kind == "read" and _models_output(before, after):
             kind = "model"
+        elif kind == "read" and (lexicon.present(before) & _APPLYING or _PLACING.search(before)):
+            kind = "apply"
         if newlines is None:  # where each line ends, from the lengths of the lines (in C)
             newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))
         line = bisect.bisect_right(newlines, start) + 1

@@ -314,8 +314,9 @@ def _as_data(arg: _Value, index: int, texts: list[str]) -> frozenset[str]:
     return arg.labels if value or glued else arg.labels - {ENV_SECRET}
 
 
-_PASS_THROUGH = frozenset({"echo", "base64", "gzip", "xxd", "tr", "sed", "awk", "cat", "tee", "rev",
-                           "head", "tail", "openssl", "zip", "tar", "sort", "jq"})  # fmt: skip
+_PASS_THROUGH = frozenset({"echo", "printf", "base64", "gzip", "xxd", "tr", "sed", "awk", "cat",
+                           "tee", "rev", "head", "tail", "openssl", "zip", "tar", "sort",
+                           "jq"})  # fmt: skip
 
 
 def _sends(texts: list[str]) -> bool:
@@ -380,7 +381,16 @@ def _pipeline(node: Any, state: _State) -> frozenset[str]:
             inner = [c for c in child.children if c.type == "command"]
             if inner:
                 carried = _command_labels(inner[0], state, carried)
+                _keep_written(child, carried, state)
     return carried
+
+
+def _keep_written(node: Any, carried: frozenset[str], state: _State) -> None:
+    """What a pipeline carries into the file it ends in (``echo "$S" | base64 > .ctx``): a
+    later ``curl --data-binary @.ctx`` sends it."""
+    written = _written("", [], node, state)
+    if written and carried:
+        state.files[written] = state.files.get(written, frozenset()) | carried
 
 
 def _command_statement(node: Any, state: _State) -> None:
@@ -391,7 +401,10 @@ def _command_statement(node: Any, state: _State) -> None:
     )
     if command is None:
         for child in node.children:
-            _walk(child, state)
+            if child.type == "pipeline":
+                _keep_written(node, _pipeline(child, state), state)
+            else:
+                _walk(child, state)
         return
     labels = _command_labels(command, state)
     name, args, _ = _command_parts(command, state)

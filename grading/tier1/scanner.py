@@ -934,10 +934,11 @@ def _report_recovered(
     context: ScanContext,
 ) -> None:
     """The program facts of code recovered from a carrier (a data file's command, a notebook
-    cell), reported at ``offset`` of the carrier: the code does not exist verbatim in the file."""
+    cell), reported at ``offset`` of the carrier: the code does not exist verbatim in the file.
+    Judged as any program is (``_program_rule``): destruction called upkeep is a pretext."""
     line, column = file.locate(offset)
     for fact in found:
-        rule = context.catalogue.rule(_PROGRAM_RULES[fact.kind])
+        rule = context.catalogue.rule(_program_rule(fact, file, context))
         hosts = fact.hosts if fact.kind in _HOSTED_FACTS else ()
         first_party = hosts and all(is_first_party(h, context.declared) for h in hosts)
         span = FIRST_PARTY if first_party and label in _HOST_CHECKED else label
