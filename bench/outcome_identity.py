@@ -7,9 +7,10 @@ Every corpus entry (``CORPUS/manifest.csv``) and every fixture skill (each folde
 exactly as ``scan_corpus`` does. Two SHA-256 hashes are printed: ``outcomes`` over each item's
 (path, outcome, sorted finding rule ids, score), and ``reports`` over each Tier 1 report with its
 timing left out (every finding's location and evidence, the inventory and the instruction graph) —
-the stricter one. Run it on two branches under the same ``PYTHONHASHSEED`` and compare: an
-optimisation that changes either hash changed what the scanner says. ``--list`` writes the rows
-behind the hashes, one a line, for diffing when they differ.
+the stricter one; the last line repeats them as a JSON object, as every benchmark's does. Run it
+on two branches under the same ``PYTHONHASHSEED`` and compare: an optimisation that changes
+either hash changed what the scanner says. ``--list`` writes the rows behind the hashes, one a
+line, for diffing when they differ.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ def _items(corpus: Path, fixtures: Path) -> Iterator[tuple[str, SkillFiles]]:
     """Every corpus entry, then every fixture skill, each named by its path."""
     for skill in iter_skills(corpus):
         if not skill.error:
-            yield str(skill.entry.path.relative_to(corpus)), skill.files
+            path = skill.entry.path
+            name = path.relative_to(corpus) if path.is_relative_to(corpus) else path
+            yield str(name), skill.files
     for manifest in sorted(fixtures.rglob("SKILL.md")):
         yield f"fixtures/{manifest.parent.relative_to(fixtures)}", _folder(manifest.parent)
 
@@ -85,6 +88,8 @@ def main() -> None:
     print(f"items {len(rows)}")
     print(f"outcomes {outcomes.hexdigest()}")
     print(f"reports {reports.hexdigest()}")
+    figures = {"items": len(rows), "outcomes": outcomes.hexdigest(), "reports": reports.hexdigest()}
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ RUNS: dict[str, tuple[list[str], set[str]]] = {
         ["{corpus}", "--repeat", "1", "--sizes", "50000"],
         {"skills", "median_ms", "p99_ms", "cpu_p99_ms", "crafted_max_ms", "crafted_max_cpu_ms"},
     ),
+    "outcome_identity.py": (["{corpus}", "--fixtures", str(BENIGN)], {"items", "outcomes"}),
 }
 
 
