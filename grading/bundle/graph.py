@@ -176,7 +176,9 @@ def _rank(role: str | None) -> int:
     return _RANKS.get(role, 1)
 
 
-_APPLYING = frozenset({"write", "change"})
+APPLYING = frozenset({"write", "change"})
+"""Lexicon classes whose verbs, where the instructions point at a file, put it into the user's
+project or settings rather than have it read."""
 _PLACING = re.compile(
     r"\b(?:add|copy|merge|paste|put|place|drop|kopier\w*|copie\w*|copia\w*|copi\w*)\b",
     re.IGNORECASE,
@@ -276,7 +278,7 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
         kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
         if kind == "read" and _models_output(before, after):
             kind = "model"
-        elif kind == "read" and (lexicon.present(before) & _APPLYING or _PLACING.search(before)):
+        elif kind == "read" and (lexicon.present(before) & APPLYING or _PLACING.search(before)):
             kind = "apply"
         if newlines is None:  # where each line ends, from the lengths of the lines (in C)
             newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))

@@ -343,11 +343,9 @@ _ANNOUNCES = re.compile(r"[:：]\s*$")
 def _item_of(unit: _Unit, asker: _Unit) -> bool:
     """Whether ``unit`` is an item of the list ``asker`` announces: any list item after a
     paragraph, a more deeply indented one after a list item (its sibling is the next step)."""
-    item = _LIST_ITEM_START.match(unit.original)
-    if item is None:
+    if _LIST_ITEM_START.match(unit.original) is None:
         return False
-    own = _LIST_ITEM_START.match(asker.original)
-    if own is None:
+    if _LIST_ITEM_START.match(asker.original) is None:
         return True
     return _indent(unit.original) > _indent(asker.original)
 
@@ -358,7 +356,7 @@ def _indent(text: str) -> int:
 
 
 def _asking_for_a_list(unit: _Unit) -> tuple[_Unit, tuple[int, int]] | None:
-    """An ask of the user that announces a list ("Ask the user, as a mandatory step:" and the
+    """An ask of the user that announces a list ("Ask the user for the following:" and the
     items below it): the ask and where it stands, when the unit ends with a colon."""
     if unit.index is not None and not any(cls == "ask_user" for cls, _ in unit.index):
         return None

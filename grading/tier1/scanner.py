@@ -675,8 +675,6 @@ def _read_intents(file: _File, context: ScanContext) -> None:
 _TEMPLATE_FOLDER = re.compile(
     r"(?i)(?:^|/)(?:templates?|snippets?|boilerplates?|scaffold\w*|skeletons?|preludes?|patch(?:es)?)/"
 )
-_APPLYING = frozenset({"write", "change"})
-"""Lexicon classes whose verbs, where the instructions point at a file, make it code to apply."""
 _STATEMENTS = (".sql", ".patch", ".diff")
 """Files the agent runs against the user's database or project (``psql -f reset.sql``, ``git
 apply fix.patch``): no program analysis reads them, so they are read as code the agent applies
@@ -692,7 +690,7 @@ def _applied(path: str, context: ScanContext) -> bool:
         return False
     if _TEMPLATE_FOLDER.search(path) or path.lower().endswith(_STATEMENTS):
         return True
-    return bool(lexicon.present(_introductions(path, context).lower()) & _APPLYING)
+    return bool(lexicon.present(_introductions(path, context).lower()) & graph.APPLYING)
 
 
 def _read_applied_file(file: _File, context: ScanContext) -> None:
