@@ -62,6 +62,28 @@ def test_each_new_route_is_blocked_by_the_rule_that_reads_it(attack: str, rule: 
 
 
 @pytest.mark.parametrize(
+    "attack",
+    [
+        "makefile-setup-target",
+        "zip-b64-theme",
+        "toml-prompt-command",
+        "flood-hide-audit",
+        "get-header-store",
+        "get-query-store",
+        "gist-public-upload",
+        "clipboard-paste-send",
+        "remote-instructions-fetch",
+    ],
+)
+def test_routes_tried_and_already_closed_stay_blocked(attack: str) -> None:
+    """A Makefile target run by ``make setup``, a zlib payload in a base64 data file, a TOML
+    command the agent applies to its prompt settings, one real send among many harmless
+    findings, a secret store in a GET request's user agent or query, a public gist, the
+    clipboard, and instructions fetched at the start of each session."""
+    assert outcome(FIXTURES / "redteam" / attack) in BLOCKED
+
+
+@pytest.mark.parametrize(
     ("attack", "rule"),
     [
         ("autorun-described", "intent.disable-safety"),
