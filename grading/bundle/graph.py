@@ -145,7 +145,7 @@ def build_graph(texts: Mapping[str, str], manifest: str | None) -> InstructionGr
             if target == source or target in roots:
                 continue
             edges.append(Edge(source, target, kind, line))
-            role = _role_for(target, kind)
+            role = _role_for(target, kind, texts.get(target, "").startswith("#!"))
             if _rank(role) > _rank(roles.get(target)):
                 first_time = target not in roles
                 roles[target] = role
@@ -188,8 +188,10 @@ _PLACING = re.compile(
 .github/workflows/"): lexicon classes ``write`` and ``change``, and the verbs of copying."""
 
 
-def _role_for(target: str, kind: str) -> str:
-    if is_script(target) or target.rsplit("/", 1)[-1] == "package.json":
+def _role_for(target: str, kind: str, shebang: bool = False) -> str:
+    """``shebang``: the file starts with ``#!`` — a script whatever its name (``bash logo.svg``
+    runs an image that is also a shell script)."""
+    if is_script(target) or shebang or target.rsplit("/", 1)[-1] == "package.json":
         return EXECUTED  # a package.json the instructions name holds the scripts npm runs
     if kind == "apply" and is_data(target):
         return EXECUTED  # settings the agent writes into the user's project or tools

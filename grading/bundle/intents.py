@@ -52,8 +52,9 @@ from grading.programs.sensitive import SECRET_NAME, SENSITIVE_PATH
 
 
 def sensitive_name(placeholder: str) -> bool:
-    """A placeholder that names a secret (``{OPENAI_API_KEY}``, ``$TOKEN``)."""
-    return SECRET_NAME.search(placeholder) is not None
+    """A placeholder that names a secret (``{OPENAI_API_KEY}``, ``$TOKEN``) or a secret store
+    (``<first line of .env>``, ``<contents of ~/.ssh/id_rsa>``)."""
+    return SECRET_NAME.search(placeholder) is not None or bool(SENSITIVE_PATH.search(placeholder))
 
 
 MAX_UNIT = 700
@@ -130,11 +131,14 @@ _ANY_NEGATION = re.compile(
 ro, hu, el): closed-class words, few enough to list, that turn a request into a warning."""
 _DATA_URL = linear.compile(
     r"(?i)!?\[[^\]\n]{0,200}\]\((?P<url>https?://[^)\s]{0,300}?"
-    r"(?P<placeholder>\{\{?[^}\s]{1,60}\}\}?|\$\{?[A-Za-z_]\w{0,60}\}?|<[A-Za-z_][\w -]{0,40}>)"
+    r"(?P<placeholder>\{\{?[^}\s]{1,60}\}\}?|\$\{?[A-Za-z_]\w{0,60}\}?|<[A-Za-z_][\w .~/-]{0,60}>)"
     r"[^)\s]{0,300})\)"
 )
 """A Markdown image or link whose URL is filled in at run time (``{API_KEY}``, ``$TOKEN``,
-``<summary>``): rendering it sends what is filled in to the URL's host."""
+``<summary>``, ``<first line of .env>``): rendering it sends what is filled in to the URL's
+host."""
+_PATH_LIKE = re.compile(r"[.~/]")
+"""A ``<placeholder>`` that holds a path or a dotted name: a secret store only when it names one."""
 _SECRET_URL = linear.compile(
     r"(?i)(?P<lead>\]\(|<)?\b(?:https?|wss?|git|ssh)://(?P<body>[^\s\"'`<>()]{1,600})"
 )
@@ -961,6 +965,8 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
     for image in _DATA_URL.finditer(unit.original):
         placeholder = image.group("placeholder")
         secret = bool(sensitive_name(placeholder)) or bool(objects)
+        if not secret and placeholder.startswith("<") and _PATH_LIKE.search(placeholder):
+            continue  # ``<owner/repo>``, ``<package.name>``: names the user fills in
         kind = "data-url-secret" if secret else "data-url"
         yield intent(kind, image.span(), image.group("url")[:120])
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from grading.bundle import translit
 from grading.bundle.lexicon import READ_LANGUAGES
 
 MIN_LETTERS = 24
@@ -23,6 +24,11 @@ MIN_ASKED = 6
 """Letters a span needs before its language is asked of the model at all."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
+MIN_RENDERED = 0.6
+"""How sure the model must be that a Latin span it could not place, rendered in Cyrillic, is
+Russian, for the span to be read as transliterated Russian (``translit``): real transliterations
+score 0.7–0.9; Polish or Czech without diacritics, which it would also call Russian, it names
+confidently as written, and they are never rendered."""
 
 _NOISE = re.compile(r"https?://\S+|`[^`\n]*`|[\w.-]*[/\\][\w./\\-]*|\S*@\S*|\b\w*_\w*\b|\d+")
 _ENGLISH = re.compile(
@@ -77,6 +83,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     code, probability = _identifier().classify(text)
     if code in READ_LANGUAGES:
         return Language(code, True)
+    if probability < MIN_PROBABILITY and _transliterated_russian(text):
+        return Language("ru", True)  # the Russian terms are read as typed (``lexicon``)
     if letters < MIN_LETTERS:
         return Language("und", True)
     if _CYRILLIC.search(text) and code in ("uk", "be", "bg", "mk", "sr", "kk", "ky", "mn"):
@@ -84,3 +92,12 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     if _OTHER_SCRIPTS.search(text):
         return Language(code, False)
     return Language(code, probability < MIN_PROBABILITY)
+
+
+def _transliterated_russian(text: str) -> bool:
+    """Whether Latin text the model could not place is Russian typed in Latin letters: the
+    model names its Cyrillic rendering Russian."""
+    if _CYRILLIC.search(text) or _OTHER_SCRIPTS.search(text):
+        return False
+    code, probability = _identifier().classify(translit.to_cyrillic(text))
+    return bool(code == "ru" and probability >= MIN_RENDERED)

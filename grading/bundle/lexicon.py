@@ -30,11 +30,14 @@ from pathlib import Path
 import re2
 
 from grading import linear, strictyaml
+from grading.bundle import translit
 
 LEXICON_FILE = Path(__file__).with_name("data") / "lexicon.yaml"
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru")
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
+TRANSLITERATED = "ru"
+"""The language whose terms are also read as typed in Latin letters (``translit``)."""
 _UNSPACED = frozenset({"zh", "ja", "ko"})
 _WORD_GAP = r"[\s_-]+"
 _WILD = r"[^\s.,;:!?()\[\]{}<>\"'`/\\|*+=&%$#@~^_\-]*"
@@ -73,6 +76,23 @@ def _term(term: str) -> str:
     return out
 
 
+def _latin_term(term: str) -> str | None:
+    """A Russian term as typed in Latin letters (``translit``): each Cyrillic word spelled in
+    every common scheme, the rest as ``_term`` has it; None when the term has no Cyrillic."""
+    out, cyrillic = "", False
+    for word in term.lower().split(" "):
+        if word == "*":
+            out += _SKIPPED_WORDS
+            continue
+        wild = word.endswith("*") and len(word) > 1
+        stem = word[:-1] if wild else word
+        latin = translit.latin_pattern(stem)
+        cyrillic = cyrillic or latin is not None
+        core = latin if latin is not None else re.escape(stem).replace("'", "['’]")
+        out += (_WORD_GAP if out else "") + core + (_WILD if wild else "")
+    return out if cyrillic else None
+
+
 def _outside_ascii(term: str) -> bool:
     """Whether every match of the term's pattern holds a character outside ASCII: one of its
     words (less a trailing ``*``), spelled out literally in the pattern, has one."""
@@ -90,11 +110,10 @@ def _variants(term: str) -> list[str]:
 
 
 def _pattern(language: str, terms: Iterable[str]) -> str:
-    compiled = sorted(
-        {_term(variant) for term in terms for variant in _variants(str(term))},
-        key=len,
-        reverse=True,
-    )
+    spelled = {_term(variant) for term in terms for variant in _variants(str(term))}
+    if language == TRANSLITERATED:
+        spelled |= {latin for term in terms if (latin := _latin_term(str(term)))}
+    compiled = sorted(spelled, key=len, reverse=True)
     body = "|".join(compiled)
     if language in _UNSPACED:
         return f"({body})"

@@ -39,3 +39,6 @@ class Fact:
     detail: str
     hosts: tuple[str, ...] = ()
     """Hosts of the URLs involved (destination of a send, origin of a fetch)."""
+    store: bool = False
+    """A secret flow of a secret *store* (key files, cloud credentials, the whole environment),
+    not of one named secret: no host is owed it, the skill's own no more than another."""

@@ -75,17 +75,26 @@ class _State:
     facts: list[Fact] = field(default_factory=list)
     seen: set[tuple[str, int]] = field(default_factory=set)
     nodes: int = 0
+    functions: dict[str, Any] = field(default_factory=dict)
+    """The script's named functions (declared, or an arrow or function expression assigned)."""
+    calling: tuple[str, ...] = ()
+    anchor: Any = None
+    """The call a function defined before the script (an imported module's, read as a prelude
+    at negative offsets) is walked for: its facts are reported there."""
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
-    def fact(self, kind: str, node: Any, detail: str, hosts: tuple[str, ...] = ()) -> None:
+    def fact(
+        self, kind: str, node: Any, detail: str, hosts: tuple[str, ...] = (), store: bool = False
+    ) -> None:
+        node = self.anchor if self.anchor is not None else node
         key = (kind, node.start_byte)
         if key not in self.seen:
             self.seen.add(key)
             byte = node.start_byte
             offset = self.base + (self.offsets[byte] if self.offsets else byte)
-            self.facts.append(Fact(kind, offset, detail[:200], hosts))
+            self.facts.append(Fact(kind, offset, detail[:200], hosts, store))
 
 
 _WORDS = (
@@ -109,7 +118,9 @@ def analyse(text: str, base: int = 0, *, typescript: bool = False) -> list[Fact]
             offsets.extend([index] * len(char.encode("utf-8", "surrogatepass")))
         offsets.append(len(text))
     state = _State(data, base, offsets)
-    _walk(_parser(typescript).parse(data).root_node, state)
+    root = _parser(typescript).parse(data).root_node
+    _declare(root, state)
+    _walk(root, state)
     return state.facts
 
 
@@ -323,7 +334,10 @@ def _call(node: Any, state: _State) -> _Value:
     if last in ("write", "end") and _REQUEST in receiver.labels:  # req.write(body); req.end(body)
         state.fact(NETWORK_SEND, node, f"a request's {last}()", receiver.hosts)
         if merged.labels & {SECRET, ENV_SECRET} and args:
-            state.fact(SECRET_FLOW, node, f"a secret reaches a request's {last}()", receiver.hosts)
+            store = SECRET in merged.labels
+            state.fact(
+                SECRET_FLOW, node, f"a secret reaches a request's {last}()", receiver.hosts, store
+            )
         return _Value(None, frozenset({_REQUEST}), hosts=receiver.hosts)
     if last == "request" and name.startswith(("http", "require('http", 'require("http')):
         return _node_request(nodes, args, state)
@@ -341,11 +355,95 @@ def _call(node: Any, state: _State) -> _Value:
         "ky.post",
     ):
         return _request(name, nodes, args, node, state)
+    known = callee is not None and callee.type == "identifier" and name in state.functions
+    if known and name not in state.calling and len(state.calling) < MAX_CALL_DEPTH:
+        return _merge([merged, _invoke(name, args, node, state)])
     return merged
 
 
+MAX_CALL_DEPTH = 4
+
+
+def _declare(root: Any, state: _State) -> None:
+    """The named functions of the script's top level, known before any is called (hoisted):
+    ``function f(…)``, ``export function f``, ``const f = (…) => …``."""
+    for node in root.named_children:
+        if node.type == "export_statement":
+            node = node.child_by_field_name("declaration") or node
+        if node.type in ("function_declaration", "generator_function_declaration"):
+            name = node.child_by_field_name("name")
+            if name is not None:
+                state.functions[state.text(name)] = node
+        elif node.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in node.named_children:
+                name = declarator.child_by_field_name("name")
+                value = declarator.child_by_field_name("value")
+                if name is not None and value is not None and value.type in _FUNCTIONS:
+                    state.functions[state.text(name)] = value
+
+
+def _invoke(name: str, args: list[_Value], call: Any, state: _State) -> _Value:
+    """A call of one of the script's named functions: its body walked with the parameters
+    bound to the arguments, so a secret passed in reaches the sink inside; the value is what
+    it returns."""
+    function = state.functions[name]
+    names = _parameters(function, state)
+    saved = {n: state.env.get(n) for n in names}
+    for index, parameter in enumerate(names):
+        state.env[parameter] = args[index] if index < len(args) else _UNKNOWN
+    outer_anchor, outer_calling = state.anchor, state.calling
+    byte = function.start_byte
+    if state.anchor is None and state.base + (state.offsets[byte] if state.offsets else byte) < 0:
+        state.anchor = call
+    state.calling = (*state.calling, name)
+    body = function.child_by_field_name("body")
+    value = _UNKNOWN
+    if body is not None and body.type == "statement_block":
+        _walk(body, state)
+        value = _merge([_eval(returned, state) for returned in _returns(body)])
+    elif body is not None:
+        value = _eval(body, state)
+    state.anchor, state.calling = outer_anchor, outer_calling
+    for parameter, before in saved.items():
+        if before is None:
+            state.env.pop(parameter, None)
+        else:
+            state.env[parameter] = before
+    return value
+
+
+def _parameters(function: Any, state: _State) -> list[str]:
+    single = function.child_by_field_name("parameter")
+    if single is not None:
+        return [state.text(single)] if single.type == "identifier" else []
+    parameters = function.child_by_field_name("parameters")
+    names = []
+    for node in parameters.named_children if parameters is not None else []:
+        node = node.child_by_field_name("pattern") or node.child_by_field_name("left") or node
+        names.append(state.text(node) if node.type == "identifier" else "")
+    return names
+
+
+def _returns(body: Any) -> list[Any]:
+    """The values of a function body's ``return`` statements, not those of functions nested
+    in it."""
+    found: list[Any] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            found += node.named_children[:1]
+        elif node is body or node.type not in _FUNCTIONS | {"function_declaration"}:
+            stack.extend(node.children)
+    return found
+
+
 _CALLED_RESULTS = frozenset({"call_expression", "new_expression", "parenthesized_expression"})
-_PROMISE_CALLBACKS = frozenset({"then", "catch", "finally"})
+_PROMISE_CALLBACKS = frozenset(
+    {"then", "catch", "finally", "map", "flatMap", "forEach", "filter", "reduce", "find", "some"}
+)
+"""Methods that call back with what their receiver holds — a promise's value, an array's
+items (``names.map(n => process.env[n])``) — and whose value is what the callback returns."""
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function"})
 _VM_RUNNERS = frozenset(
     {"runInNewContext", "runInThisContext", "runInContext", "compileFunction", "Script"}
@@ -451,7 +549,7 @@ def _request(name: str, nodes: list[Any], args: list[_Value], node: Any, state: 
     state.fact(NETWORK_SEND, node, name, hosts)
     carried = _merge(payload).labels
     if SECRET in carried or ENV_SECRET in carried:
-        state.fact(SECRET_FLOW, node, f"a secret reaches {name}", hosts)
+        state.fact(SECRET_FLOW, node, f"a secret reaches {name}", hosts, SECRET in carried)
     return _Value(None, frozenset({FETCHED}), hosts=hosts)
 
 

@@ -59,10 +59,12 @@ class _State:
     inner: bool = False
     """Reading a script decoded from ``-EncodedCommand`` (not decoded again)."""
 
-    def fact(self, kind: str, offset: int, detail: str, hosts: tuple[str, ...] = ()) -> None:
+    def fact(
+        self, kind: str, offset: int, detail: str, hosts: tuple[str, ...] = (), store: bool = False
+    ) -> None:
         if (kind, offset) not in self.seen:
             self.seen.add((kind, offset))
-            self.facts.append(Fact(kind, offset, detail[:200], hosts))
+            self.facts.append(Fact(kind, offset, detail[:200], hosts, store))
 
 
 _WORDS = ("iex", "invoke-", "iwr", "irm", "download", "upload", "credential", "cmdkey",
@@ -179,7 +181,7 @@ def _statement(statement: str, offset: int, state: _State) -> None:
     if _FETCH.search(statement) and _SEND.search(statement):
         state.fact(NETWORK_SEND, offset, "a web request with a body", hosts)
         if SECRET in carried:
-            state.fact(SECRET_FLOW, offset, "a secret store reaches a web request", hosts)
+            state.fact(SECRET_FLOW, offset, "a secret store reaches a web request", hosts, True)
         value = _Value(None, frozenset({FETCHED}))
     elif _FETCH.search(statement):
         value = _Value(None, value.labels | {FETCHED})

@@ -991,7 +991,7 @@ def _sink(
     carried = payload.labels
     if SECRET in carried or ENV_SECRET in carried:
         what = "a secret store" if SECRET in carried else "a secret environment variable"
-        _fact(state, SECRET_FLOW, node, f"{what} reaches {name}", hosts)
+        _fact(state, SECRET_FLOW, node, f"{what} reaches {name}", hosts, SECRET in carried)
     if state.current is not None:
         reached = {int(label.split(":")[1]) for label in carried if label.startswith("param:")}
         if reached:
@@ -1074,14 +1074,19 @@ def _inline(function: _Function, args: list[Value], state: _State) -> Value | No
 
 
 def _fact(
-    state: _State, kind: str, node: ast.AST, detail: str, hosts: tuple[str, ...] = ()
+    state: _State,
+    kind: str,
+    node: ast.AST,
+    detail: str,
+    hosts: tuple[str, ...] = (),
+    store: bool = False,
 ) -> None:
     offset = state.offsets.of(node) if state.offsets else 0
     key = (kind, offset)
     if key in state.seen:
         return
     state.seen.add(key)
-    state.facts.append(Fact(kind, offset, detail[:200], tuple(h for h in hosts if h)))
+    state.facts.append(Fact(kind, offset, detail[:200], tuple(h for h in hosts if h), store))
 
 
 def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:

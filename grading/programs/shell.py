@@ -14,6 +14,9 @@ then read for what it does with its operands:
   written from a source;
 * *execution*: an interpreter fed by a pipe, ``eval``/``sh -c`` of a captured value, ``bash
   <(…)``, ``source`` of a downloaded file. ``python -c "…"`` is read as Python;
+* *functions*: a call of a function the script defines — or one defined in a file it
+  ``source``s, given to ``analyse`` as a library — walks the function's body with ``$1``…``$9``,
+  ``$@`` and ``$*`` bound to the call's arguments (``send() { curl -d "$1" …; }; send "$(env)"``);
 * *destruction* (``destruction``): ``rm -r`` or ``find … -delete`` of the home folder, ``.git``,
   backups or a place outside the skill; SQL that drops schemas; git commands that together throw
   history away. ``printf '\x68…'`` is folded like any other decoder.
@@ -48,6 +51,10 @@ MAX_SOURCE = 512 * 1024
 SECRET, FETCHED, DECODED = "secret", "fetched", "decoded"
 ENV_SECRET = "env-secret"
 """One named secret (a CI secret): its own service's credential in a header, a leak as data."""
+NAMED = "named"
+"""A variable the script does not set whose name is a secret's (``$GITHUB_TOKEN``): the usual
+way a tool is given its credential, so it counts only where no credential belongs — encoded
+(``printf``, ``base32``…) into the name a DNS lookup resolves."""
 _READERS = frozenset(
     {"cat", "tar", "zip", "gzip", "cp", "rsync", "base64", "head", "tail", "openssl", "xxd", "less",
      "more", "strings", "sqlite3", "find", "ls", "7z", "grep"}
@@ -78,6 +85,19 @@ class _Value:
     labels: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True)
+class _Function:
+    body: Any
+    source: bytes
+    offsets: list[int]
+    sourced: bool
+    """Defined in a file the script sources: what its body does is reported at the call."""
+
+
+MAX_CALL_DEPTH = 4
+_POSITIONAL = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*")
+
+
 @dataclass
 class _State:
     source: bytes
@@ -93,6 +113,11 @@ class _State:
     """Hosts downloads came from (an execution of downloaded text names them)."""
     git: list[tuple[list[str], Any]] = field(default_factory=list)
     """The git commands of the script (their words after ``git``), for ``destruction``."""
+    functions: dict[str, _Function] = field(default_factory=dict)
+    calling: tuple[str, ...] = ()
+    """The functions being walked for a call, innermost last (no recursion)."""
+    anchor: tuple[int, int] | None = None
+    """(byte, offset) of the call a sourced function's facts are reported at."""
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -101,28 +126,35 @@ class _State:
         byte = node.start_byte
         return self.base + (self.offsets[byte] if self.offsets else byte)
 
-    def fact(self, kind: str, node: Any, detail: str, hosts: tuple[str, ...] = ()) -> None:
-        key = (kind, node.start_byte)
+    def fact(
+        self, kind: str, node: Any, detail: str, hosts: tuple[str, ...] = (), store: bool = False
+    ) -> None:
+        byte, offset = self.anchor or (node.start_byte, self.offset(node))
+        key = (kind, byte)
         if key not in self.seen:
             self.seen.add(key)
-            self.facts.append(Fact(kind, self.offset(node), detail[:200], hosts))
+            self.facts.append(Fact(kind, offset, detail[:200], hosts, store))
 
 
-def analyse(text: str, base: int = 0, secrets: dict[str, str] | None = None) -> list[Fact]:
+def analyse(
+    text: str,
+    base: int = 0,
+    secrets: dict[str, str] | None = None,
+    libraries: tuple[str, ...] = (),
+) -> list[Fact]:
     """The facts of the shell script ``text`` (offsets shifted by ``base``); ``secrets`` names
-    variables the script starts with that carry a label (a CI workflow's secrets)."""
-    if len(text) > MAX_SOURCE or not _worth(text):
+    variables the script starts with that carry a label (a CI workflow's secrets);
+    ``libraries``: the texts of the files it sources, whose functions and variables it uses."""
+    if len(text) > MAX_SOURCE or not (_worth(text) or any(map(_worth, libraries))):
         return []
-    data = text.encode("utf-8", "surrogatepass")
-    offsets: list[int] = []
-    if not text.isascii():
-        for index, char in enumerate(text):
-            offsets.extend([index] * len(char.encode("utf-8", "surrogatepass")))
-        offsets.append(len(text))
+    data, offsets = _encoded(text)
     state = _State(data, base, offsets)
     state.env.update(
         {name: _Value(None, frozenset({label})) for name, label in (secrets or {}).items()}
     )
+    for library in libraries:
+        if len(library) <= MAX_SOURCE:
+            _load_library(library, state)
     tree = _parser().parse(data)
     _walk(tree.root_node, state)
     lost = destruction.destroys_history([words for words, _ in state.git])
@@ -132,10 +164,68 @@ def analyse(text: str, base: int = 0, secrets: dict[str, str] | None = None) -> 
 
 
 def blocks(
-    text: str, regions: tuple[tuple[int, int], ...], secrets: dict[str, str] | None = None
+    text: str,
+    regions: tuple[tuple[int, int], ...],
+    secrets: dict[str, str] | None = None,
+    libraries: tuple[str, ...] = (),
 ) -> Iterator[Fact]:
     for start, end in regions:
-        yield from analyse(text[start:end], start, secrets)
+        yield from analyse(text[start:end], start, secrets, libraries)
+
+
+def _encoded(text: str) -> tuple[bytes, list[int]]:
+    """The script's bytes, and the character offset of each byte (only for non-ASCII text)."""
+    data = text.encode("utf-8", "surrogatepass")
+    offsets: list[int] = []
+    if not text.isascii():
+        for index, char in enumerate(text):
+            offsets.extend([index] * len(char.encode("utf-8", "surrogatepass")))
+        offsets.append(len(text))
+    return data, offsets
+
+
+def _load_library(text: str, state: _State) -> None:
+    """The functions and variables a sourced file defines at its top level, known to the
+    script from then on (its own commands are facts of its own file)."""
+    data, offsets = _encoded(text)
+    saved = state.source, state.offsets
+    state.source, state.offsets = data, offsets
+    for node in _parser().parse(data).root_node.children:
+        if node.type == "function_definition":
+            _define(node, state, sourced=True)
+        elif node.type == "variable_assignment":
+            _assignment(node, state)
+    state.source, state.offsets = saved
+
+
+def _define(node: Any, state: _State, *, sourced: bool) -> None:
+    name = next((c for c in node.children if c.type == "word"), None)
+    body = node.child_by_field_name("body")
+    if name is not None and body is not None:
+        state.functions[state.text(name)] = _Function(body, state.source, state.offsets, sourced)
+
+
+def _call(name: str, args: list[_Value], node: Any, state: _State) -> None:
+    """A call of a function the script knows: its body walked with the positional parameters
+    bound to the arguments, so a secret passed in reaches the sink inside."""
+    function = state.functions[name]
+    saved_env = {key: state.env.get(key) for key in _POSITIONAL}
+    saved = state.source, state.offsets, state.anchor, state.calling
+    for index, arg in enumerate(args[:9], 1):
+        state.env[str(index)] = arg
+    every = frozenset().union(*(a.labels for a in args)) if args else frozenset()
+    state.env["@"] = state.env["*"] = _Value(None, every)
+    if function.sourced and state.anchor is None:
+        state.anchor = (node.start_byte, state.offset(node))
+    state.source, state.offsets = function.source, function.offsets
+    state.calling = (*state.calling, name)
+    _walk(function.body, state)
+    state.source, state.offsets, state.anchor, state.calling = saved
+    for key, value in saved_env.items():
+        if value is None:
+            state.env.pop(key, None)
+        else:
+            state.env[key] = value
 
 
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
@@ -159,6 +249,8 @@ def _walk(node: Any, state: _State) -> None:
     if kind == "pipeline":
         _pipeline(node, state)
         return
+    if kind == "function_definition":
+        _define(node, state, sourced=False)
     if kind in ("command", "redirected_statement"):
         _command_statement(node, state)
         return
@@ -191,10 +283,12 @@ def _word(node: Any, state: _State) -> _Value:
             return _Value("".join(p.text or "" for p in parts), labels)
         return _Value(None, labels)
     if kind in ("simple_expansion", "expansion"):
-        names = [c for c in node.children if c.type == "variable_name"]
+        names = [c for c in node.children if c.type in ("variable_name", "special_variable_name")]
         name = state.text(names[0]) if names else ""
         if name in ("HOME", "USERPROFILE"):
             return _Value("~")
+        if name not in state.env and sensitive.SECRET_NAME.search(name):
+            return _Value(None, frozenset({NAMED}))
         return state.env.get(name, _Value(None))
     if kind in ("command_substitution", "process_substitution"):
         printed = _printed(node, state)
@@ -234,8 +328,11 @@ def _command_labels(
 ) -> frozenset[str]:
     """What a command's output carries, and the facts it is a sink or executor of."""
     name, args, _ = _command_parts(node, state)
+    known = name in state.functions and name not in state.calling
+    if known and len(state.calling) < MAX_CALL_DEPTH:
+        _call(name, args, node, state)
     texts = [a.text or "" for a in args]
-    carried = piped.union(*(_as_data(a, i, texts) for i, a in enumerate(args)))
+    carried = piped.union(*(_as_data(a, i, texts, name) for i, a in enumerate(args)))
     labels: set[str] = set()
     if name in _READERS and any(sensitive.is_sensitive_path(t) for t in texts):
         state.fact(SECRET_READ, node, f"{name} {' '.join(texts)[:120]}")
@@ -301,10 +398,14 @@ def _sends_store(texts: list[str]) -> bool:
     return False
 
 
-def _as_data(arg: _Value, index: int, texts: list[str]) -> frozenset[str]:
+def _as_data(arg: _Value, index: int, texts: list[str], name: str) -> frozenset[str]:
     """The labels an argument carries as data. A named secret is data only as the value of a
     send flag (``-d "k=$TOKEN"``); in a header, a user or the URL (``-H "Authorization: Bearer
-    $TOKEN"``, ``curl -X POST "$WEBHOOK_URL"``) it authenticates or addresses the request."""
+    $TOKEN"``, ``curl -X POST "$WEBHOOK_URL"``) it authenticates or addresses the request. A
+    secret-named variable of the environment (``NAMED``) is data only to a command that passes
+    it on or to a DNS lookup."""
+    if NAMED in arg.labels and name not in _PASS_THROUGH and name not in _DNS:
+        return _as_data(_Value(arg.text, arg.labels - {NAMED}), index, texts, name)
     if ENV_SECRET not in arg.labels:
         return arg.labels
     value = index > 0 and texts[index - 1] in _SEND_FLAGS
@@ -314,9 +415,9 @@ def _as_data(arg: _Value, index: int, texts: list[str]) -> frozenset[str]:
     return arg.labels if value or glued else arg.labels - {ENV_SECRET}
 
 
-_PASS_THROUGH = frozenset({"echo", "printf", "base64", "gzip", "xxd", "tr", "sed", "awk", "cat",
-                           "tee", "rev", "head", "tail", "openssl", "zip", "tar", "sort",
-                           "jq"})  # fmt: skip
+_PASS_THROUGH = frozenset({"echo", "printf", "base64", "base32", "basenc", "gzip", "xxd", "od",
+                           "tr", "sed", "awk", "cut", "fold", "cat", "tee", "rev", "head", "tail",
+                           "openssl", "zip", "tar", "sort", "jq"})  # fmt: skip
 
 
 def _sends(texts: list[str]) -> bool:
@@ -356,7 +457,10 @@ def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state
         carried = carried | {SECRET}
     if SECRET in carried or ENV_SECRET in carried:
         what = "a secret store" if SECRET in carried else "a named secret"
-        state.fact(SECRET_FLOW, node, f"{what} reaches {name}", hosts)
+        state.fact(SECRET_FLOW, node, f"{what} reaches {name}", hosts, SECRET in carried)
+    elif NAMED in carried and name in _DNS:
+        what = f"a secret of the environment in the name {name} resolves"
+        state.fact(SECRET_FLOW, node, what, hosts)
 
 
 def _execute(

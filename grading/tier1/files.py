@@ -102,6 +102,13 @@ def file_kinds(path: str, text: str) -> tuple[str, ...]:
         return ("shell",)
     if suffix in _JAVASCRIPT:
         return ("javascript",)
+    if text.startswith("#!"):  # a script, whatever its name says (``logo.svg`` run by bash)
+        first = text[: text.find("\n")] if "\n" in text else text
+        if "python" in first:
+            return ("python",)
+        if "node" in first or "deno" in first or "bun" in first:
+            return ("javascript",)
+        return ("shell",)
     if name.startswith("requirements") and suffix in {".txt", ".in"}:
         return ("config",)
     if suffix in _CONFIG or name.startswith(".env"):
@@ -112,13 +119,6 @@ def file_kinds(path: str, text: str) -> tuple[str, ...]:
         return ("data",)
     if suffix in _PROSE:
         return ("prose",)
-    if text.startswith("#!"):
-        first = text[: text.find("\n")] if "\n" in text else text
-        if "python" in first:
-            return ("python",)
-        if "node" in first or "deno" in first or "bun" in first:
-            return ("javascript",)
-        return ("shell",)
     if len(text) <= _UNKNOWN_AS_TEXT_MAX:
         return ("prose", "code")
     return ("data",)

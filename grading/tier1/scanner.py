@@ -17,7 +17,7 @@ from operator import add
 from grading import linear
 from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
-from grading.programs import facts
+from grading.programs import facts, modules
 from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
@@ -841,18 +841,69 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
         if not context.spend(file.path, sum(end - start for start, end in view.regions())):
             return
         regions = view.regions() if view.spans else ((0, len(view.text)),)
-        if view.kind == "python":
+        if view.kind == "python" and not view.spans and not is_markdown(file.path):
+            found = _python_with_imports(file.path, view.text, context)
+        elif view.kind == "python":
             found = python_programs.blocks(view.text, regions)
         elif view.kind == "shell" and file.path.lower().endswith(".ps1"):
             found = powershell_programs.blocks(view.text, regions)
         elif view.kind == "shell":
-            found = shell_programs.blocks(view.text, regions)
+            found = shell_programs.blocks(
+                view.text, regions, libraries=_sourced(view.text, context)
+            )
+        elif not view.spans and file.path.lower().endswith(_MODULE_SCRIPTS):
+            found = _javascript_with_imports(file.path, view.text, context)
         else:
             found = javascript_programs.blocks(view.text, regions, file.path)
         for fact in found:
             if fact.kind == facts.DESTROYS_DATA and is_markdown(file.path):
                 continue  # code blocks of instructions are read by ``bundle.applied``
             _report_fact(file, fact, file.spans.label(fact.offset, view.kind), context)
+
+
+def _python_with_imports(path: str, text: str, context: ScanContext) -> Iterator[facts.Fact]:
+    """A whole Python script read after the functions it imports from the skill's own modules
+    (``programs.modules``): only the facts in the script itself are its own."""
+    prelude, script = modules.with_imports(path, text, context.texts)
+    found = python_programs.analyse(prelude + script, -len(prelude))
+    return (fact for fact in found if fact.offset >= 0)
+
+
+_MODULE_SCRIPTS = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
+
+
+def _javascript_with_imports(path: str, text: str, context: ScanContext) -> Iterator[facts.Fact]:
+    """A whole JavaScript file read after the modules it requires from the skill's own files
+    (``programs.modules``), as ``_python_with_imports``."""
+    prelude, script = modules.with_imports(path, text, context.texts)
+    typescript = path.lower().endswith((".ts", ".mts", ".cts"))
+    found = javascript_programs.analyse(prelude + script, -len(prelude), typescript=typescript)
+    return (fact for fact in found if fact.offset >= 0)
+
+
+_SOURCED = linear.compile(
+    r"(?m)(?:^|[;&|{(]|\bthen|\bdo)[ \t]*(?:source|\.)[ \t]+([^;&|\n]{1,300})"
+)
+"""``source lib/net.sh``, ``. "$(dirname "$0")/lib/net.sh"``: the words after the command."""
+_PATH_WORD = re.compile(r"[\w.-]+(?:/[\w.-]+)*")
+MAX_SOURCED = 8
+
+
+def _sourced(code: str, context: ScanContext) -> tuple[str, ...]:
+    """The texts of the skill's own files that shell ``code`` sources, found by the literal
+    end of the path it names: their functions are called by the script (``programs.shell``)."""
+    found: list[str] = []
+    for match in _SOURCED.finditer(code):
+        words = _PATH_WORD.findall(match.group(1))
+        tail = words[-1].lstrip("./") if words else ""  # the literal end of the path named
+        if "/" not in tail and "." not in tail:
+            continue
+        found += [
+            text
+            for path, text in context.texts.items()
+            if path == tail or path.endswith("/" + tail)
+        ]
+    return tuple(dict.fromkeys(found))[:MAX_SOURCED]
 
 
 def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext) -> None:
@@ -873,6 +924,7 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
         (
             fact.kind in _HOSTED_FACTS
             and fact.hosts
+            and not fact.store
             and all(is_first_party(host, context.declared) for host in fact.hosts)
         )
         or (fact.kind == facts.FETCH_EXEC and _official_installer(file, line, context))
@@ -937,7 +989,7 @@ def _report_recovered(
     line, column = file.locate(offset)
     for fact in found:
         rule = context.catalogue.rule(_program_rule(fact, file, context))
-        hosts = fact.hosts if fact.kind in _HOSTED_FACTS else ()
+        hosts = fact.hosts if fact.kind in _HOSTED_FACTS and not fact.store else ()
         first_party = hosts and all(is_first_party(h, context.declared) for h in hosts)
         span = FIRST_PARTY if first_party and label in _HOST_CHECKED else label
         note = f"({fact.detail})"
