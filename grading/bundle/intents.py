@@ -547,20 +547,27 @@ def _hits(name: str, unit: _Unit) -> list[tuple[int, int]]:
 
 
 def _negated(unit: _Unit, at: int, end: int | None = None) -> bool:
-    """A negation in the clause before position ``at`` of the unit — or, in a language that
-    negates after the verb (Japanese, Korean: 送信しないで, 전송하지 마세요), right after
-    ``end``."""
+    """A negation or a supposition ("even if …", lexicon class ``concessive``) in the clause
+    before position ``at`` of the unit — or, in a language that negates after the verb
+    (Japanese, Korean: 送信しないで, 전송하지 마세요, 書き換えても), right after ``end``: the verb
+    is then forbidden or supposed, not ordered."""
     low = max(0, at - _NEGATION_REACH)
     before = unit.text[low:at]
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(before)]
     clause = before[breaks[-1] :] if breaks else before
-    if lexicon.hits("negation", clause, unit.languages):
+    if lexicon.hits("negation", clause, unit.languages) or lexicon.hits(
+        "concessive", clause, unit.languages
+    ):
         return True
     if end is None or not _POST_VERB & (unit.languages or frozenset(_POST_VERB)):
         return False
     after = unit.text[end : end + _NEGATION_AFTER_REACH]
     cut = _CLAUSE_BREAK.search(after)
-    return bool(lexicon.hits("negation_after", after[: cut.start()] if cut else after))
+    after = after[: cut.start()] if cut else after
+    if lexicon.hits("negation_after", after):
+        return True
+    supposed = lexicon.hits("concessive_after", after)
+    return bool(supposed) and not lexicon.hits("permission_after", after[supposed[0][1] :])
 
 
 def _live(name: str, unit: _Unit) -> list[tuple[int, int]]:

@@ -52,6 +52,7 @@ from grading.tier1.catalogue import Catalogue, catalogue_version, load_catalogue
 from grading.tier1.correlation import check_intent, check_pretext, correlate, stated_purpose
 from grading.tier1.files import is_markdown
 from grading.tier1.findings import Collector
+from grading.tier1.installers import check_root_installers
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names, declared_privileges, vendor_names
@@ -92,6 +93,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     if context.exhausted_in is not None:
         note = "(the scan's matching budget ran out; later rules and files were skipped)"
         collector.add(catalogue.rule("file.not-scanned"), context.exhausted_in, 1, 1, "", note)
+    check_root_installers(texts, catalogue, collector)
     correlate(catalogue, collector)
     check_pretext(stated_purpose(manifest, texts), catalogue, collector)
     check_intent(manifest, catalogue, collector)

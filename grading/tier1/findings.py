@@ -104,6 +104,32 @@ class Collector:
         self.findings[index] = finding
         return finding
 
+    def recount(self, index: int, rule: Rule, note: str) -> None:
+        """Count the finding at ``index`` as a hit of ``rule`` instead, at the same place and
+        with the same label: the act is the one ``rule`` names (a root install by the skill's own
+        verified installer is a package install, not root for anything). A hit ``rule`` already
+        holds at that line is kept instead."""
+        current = self.findings[index]
+        slots = self._slots.get((rule.id, current.file), [])
+        if (rule.id, current.file, current.line) in self._at_line or len(
+            slots
+        ) >= MAX_HITS_PER_RULE_PER_FILE:
+            return
+        self._slots[(current.rule_id, current.file)].remove(index)
+        del self._at_line[(current.rule_id, current.file, current.line)]
+        adjustment = adjust(rule.spans_fixed, current.span)
+        self.findings[index] = replace(
+            current,
+            rule_id=rule.id,
+            category=rule.category,
+            severity=adjustment.severity(rule.severity),  # type: ignore[arg-type]
+            confidence=adjustment.confidence(rule.confidence),  # type: ignore[arg-type]
+            message=f"{rule.description} {note}".strip(),
+            remediation=rule.remediation,
+        )
+        self._slots.setdefault((rule.id, current.file), []).append(index)
+        self._at_line[(rule.id, current.file, current.line)] = index
+
     def declare(self, rule_of: dict[str, Rule], privileges: frozenset[str]) -> None:
         """Relabel ``declared`` the findings whose rule grants one of ``privileges`` (see
         ``provenance.declared_privileges``), re-weighed by the span policy."""

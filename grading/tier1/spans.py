@@ -64,6 +64,10 @@ LABELS = (
     REFERENCE, TEST, CONSENTED,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
+_DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")
+"""Data files whose frame may stand in a comment or a value (``# quoted for matching only``):
+a pattern library the agent reads says what its strings are where a document would say it in
+prose. Only a file the agent reads — one it follows is obeyed through and through."""
 
 _SENTENCE_REACH = 400
 """How far a cued sentence may extend beyond its cue, so beyond the prose region holding it."""
@@ -282,6 +286,8 @@ class FileSpans:
             )
         if self._quotes_obeyed:
             detection, captioned, headings = [], [], []
+        elif prose and role == "doc" and path.lower().endswith(_DATA):
+            captioned.extend(_framed_data(text, lowered))
         elif prose:
             captioned.extend(_framed(text, lowered, headings, prose, whole=role != "manifest"))
         self._text = text
@@ -496,6 +502,13 @@ def _framed(
         )
         spans.append((_sentence_around(text, start, start)[0], end))
     return spans
+
+
+def _framed_data(text: str, lowered: str) -> list[tuple[int, int]]:
+    """A data file the agent reads whose comment or value presents it as samples to match
+    (``# Known phrasings (quoted for matching only)``): all of it, since a data file has no
+    sections a frame could stop at (its comment lines are not headings)."""
+    return [(0, len(text))] if lexicon.hits("sample_frame", lowered) else []
 
 
 def _headings(text: str) -> list[re.Match[str]]:

@@ -1,0 +1,76 @@
+"""Honest skills of a third blind suite that were blocked or sent to a person, each fixed as a
+class and written again in words of our own (``tests/fixtures/grading/blind9honest``), each
+with a malicious near-twin that must still be blocked:
+
+* a forbidding clause in another language ("nunca propone desactivar la verificación TLS
+  (`strict-ssl false`, …) como solución") forbids the settings it names, as "never" does in
+  English; the same settings ordered as a fix are still a weakening under a pretext;
+* a data file the agent reads whose own comment presents it as samples to match ("Quoted for
+  matching only") is a pattern library: its strings are what to look for, not orders — unless
+  the instructions follow it or carry its entries out;
+* a supposed act ("even if you rewrite the history, the token has already been copied",
+  履歴を書き換えても…) is a hypothesis, not an order;
+* root given to the skill's own installer, which checks its download against a checksum or a
+  signature and stops when the check fails, is a package install (noted, not high privilege);
+  an installer that verifies nothing keeps ``privilege.sudo``, one that does more is judged on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grading import tier1
+from grading.tier1.installers import verified_installer
+from tests.unit.grading.test_recall_classes import outcome
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind9honest"
+MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
+HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+BLOCKED = {"reject", "tier1_fail"}
+
+
+@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
+def test_the_malicious_twin_of_each_class_is_blocked(folder: Path) -> None:
+    assert outcome(folder) in BLOCKED
+
+
+@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
+def test_an_honest_skill_of_each_class_is_auto_approved(folder: Path) -> None:
+    assert outcome(folder) == "auto_approve"
+
+
+_INSTALLER = """#!/usr/bin/env bash
+set -euo pipefail
+work=$(mktemp -d)
+cd "$work"
+curl -fsSLO https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_linux_amd64.tar.gz
+curl -fsSLO https://github.com/cli/cli/releases/download/v2.62.0/gh_2.62.0_checksums.txt
+grep " gh_2.62.0_linux_amd64.tar.gz$" gh_2.62.0_checksums.txt | sha256sum -c -
+tar -xzf gh_2.62.0_linux_amd64.tar.gz
+install -m 0755 gh_2.62.0_linux_amd64/bin/gh /usr/local/bin/gh
+"""
+
+
+def test_an_installer_is_verified_when_it_checks_the_download_and_stops_on_failure() -> None:
+    assert verified_installer(_INSTALLER)
+    assert not verified_installer(_INSTALLER.replace("set -euo pipefail\n", ""))
+    assert not verified_installer(_INSTALLER.replace("sha256sum -c -", "head -1"))
+
+
+def _privileges(script: str) -> tuple[str, ...]:
+    manifest = (
+        "---\nname: tool-install\ndescription: Install the tool CLI.\n---\n\n"
+        "Run `VERSION=2.1.0 sudo -E ./install.sh` to install it system-wide.\n"
+    )
+    return tier1.scan({"SKILL.md": manifest, "install.sh": script}).privileges
+
+
+def test_root_for_a_verified_installer_is_a_package_install() -> None:
+    assert _privileges(_INSTALLER) == ("package_install",)
+
+
+def test_root_for_an_unverified_installer_stays_root() -> None:
+    unverified = _INSTALLER.replace("sha256sum -c -", "head -1")
+    assert "elevated_execution" in _privileges(unverified)
