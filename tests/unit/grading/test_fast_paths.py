@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from grading.bundle import applied, lexicon
 from grading.linear import LinearPattern
 from grading.programs import python as python_programs
-from grading.tier1 import decoding, files, flows, normalise, scan, scanner, spans
+from grading.tier1 import decoding, files, flows, letters, normalise, scan, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
 from grading.tier1.files import views_of
 from grading.tier1.findings import Collector
@@ -815,3 +815,36 @@ def test_a_language_skipped_on_ascii_text_matches_none(text: str) -> None:
     """What lets ``matched`` skip a language's set on ASCII text: the set finds nothing there."""
     for _, patterns in _SKIPPED_ON_ASCII:
         assert not patterns.Match(text.lower().encode("utf-8"))
+
+
+def _rebuilt_every_line(text: str) -> list[tuple[int, str]]:
+    """``letters.rebuilt_lines`` as it was: every line split at its inline code and rebuilt."""
+    found: list[tuple[int, str]] = []
+    offset = 0
+    for line in text.split("\n"):
+        pieces, last = [], 0
+        for code in letters._CODE.finditer(line):
+            pieces += [letters._rebuilt(line[last : code.start()]), code.group(0)]
+            last = code.end()
+        rebuilt = "".join([*pieces, letters._rebuilt(line[last:])])
+        if rebuilt != line:
+            found.append((offset, rebuilt))
+        offset += len(line) + 1
+    return found
+
+
+_DISGUISE_PIECES = st.lists(
+    st.sampled_from(
+        ["s e n d", "s3nd", "c0nt3nts", "d0", "a b", "x y z", " ", "\n", "`", "-", ".", "/", "_",
+         "é", "ß", "0", "7", "a", "Z", "v2", "ec2", "abc123.ngrok.io", "k e y s", "\t", "1a"]
+    ),
+    max_size=40,
+)  # fmt: skip
+
+
+@given(st.one_of(_DISGUISE_PIECES.map("".join), st.text(max_size=200)))
+@settings(max_examples=400, deadline=None)
+def test_lines_rebuilt_where_a_disguise_may_be_equal_every_line_rebuilt(text: str) -> None:
+    """``rebuilt_lines`` rebuilds only the lines RE2 finds a disguise's letters in; the lines it
+    returns are those rebuilding every line returns."""
+    assert letters.rebuilt_lines(text) == _rebuilt_every_line(text)
