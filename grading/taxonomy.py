@@ -130,13 +130,15 @@ SIGNALS: dict[str, str] = {
     "agent's own configuration or memory",
     "supply": "changes where packages or tools come from",
     "embedded_secret": "carries a credential in the bundle",
+    "tampering": "falsifies what the user or a reviewer sees: test results, logs, report figures",
     "unread": "says something sensitive in a language Skillgate does not read",
     "offensive": "attacks or probes systems: scans, fuzzing, password guessing, remote shells",
     "reach": "acts on production systems, many machines or many people at once",
 }
 """Independent kinds of evidence. A block is a claim of malice and needs two of them (or one
 finding whose rule says it has no benign reading): a secret source and a sink, concealment and a
-harmful action, obfuscation and execution, a harmful change and its persistence — the act and
+harmful action, obfuscation and execution, a harmful change and its persistence, a falsified
+result and the order not to mention it — the act and
 what keeps it in force after the session are two facts, not one (``grading.evidence``)."""
 
 CATEGORY_SIGNALS: dict[str, str] = {

@@ -104,6 +104,27 @@ class InstructionGraph:
             said.extend(lines[max(edge.line - 1, 0) : edge.line + 1])
         return "\n".join(said)[:2000]
 
+    def applied_document(self, texts: Mapping[str, str], path: str) -> str:
+        """What the obeyed files say where they name ``path`` — every line that names it and the
+        line after — when they tell the agent to apply what it holds ("read
+        `references/fix.md` for the exact code changes to make and apply them"); "" otherwise.
+        A document read for that purpose is a step of the instructions: its code blocks are
+        changes the agent makes, however it is split over files (one file introduces, another
+        holds the code)."""
+        if not is_markdown(path) or self.role(path) not in (READ, FOLLOWED):
+            return ""
+        name = path.rsplit("/", 1)[-1]
+        said: list[str] = []
+        for source in sorted({edge.source for edge in self.edges if edge.target == path}):
+            if not self.obeyed(source):
+                continue
+            lines = texts.get(source, "").split("\n")
+            for index, line in enumerate(lines):
+                if name in line:
+                    said.extend(lines[index : index + 2])
+        text = "\n".join(said)[:4000]
+        return text if lexicon.present(text.lower()) & APPLYING else ""
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "root": self.root,

@@ -13,6 +13,9 @@ DECODED_EXEC = "decoded-exec"
 """Text produced by a decoder (base64, XOR, character codes, reversal) is executed."""
 DECODED_STRING = "decoded-string"
 """A decoder produces a sensitive path, a URL, a command or code: hidden from the reader."""
+SECRET_SEND = "secret-send"
+"""A program no parser here reads names a secret source and sends over the network: the value
+cannot be followed, the two in one program are read as its purpose (``programs.unparsed``)."""
 SECRET_READ = "secret-read"
 """The program reads a secret source (a capability)."""
 NETWORK_SEND = "network-send"
@@ -26,8 +29,8 @@ version-control folders, backups, a place outside the skill, a schema or a datab
 (``grading.programs.destruction``)."""
 
 KINDS = (
-    SECRET_FLOW, FETCH_EXEC, DECODED_EXEC, DECODED_STRING, SECRET_READ, NETWORK_SEND, EXEC_DYNAMIC,
-    DESTROYS_DATA,
+    SECRET_FLOW, FETCH_EXEC, DECODED_EXEC, DECODED_STRING, SECRET_SEND, SECRET_READ, NETWORK_SEND,
+    EXEC_DYNAMIC, DESTROYS_DATA,
 )  # fmt: skip
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 _NAMES_FILE = Path(__file__).with_name("data") / "well_known_names.txt"
+_SCOPES_FILE = Path(__file__).with_name("data") / "well_known_scopes.txt"
 _MIN_LENGTH = 5
 _TOKEN_SPLIT = re.compile(r"[-_.\s/]+")
 
@@ -123,3 +124,67 @@ def _first_difference(shorter: str, longer: str) -> int:
         if ch != longer[index]:
             return index
     return len(shorter)
+
+
+@lru_cache(maxsize=1)
+def well_known_scopes() -> frozenset[str]:
+    lines = _SCOPES_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip().lower() for line in lines if line.strip() and line[0] != "#")
+
+
+_LOOKALIKE_LETTERS = str.maketrans(
+    {"0": "o", "1": "l", "3": "e", "5": "s", "7": "t", "4": "a", "i": "l", "I": "l"}
+)
+_SEPARATORS = re.compile(r"[-_.]")
+_MIN_EDITED_SCOPE = 6
+"""Shorter scopes (``types``, ``vue``) are compared only as folded look-alikes: one edit of a
+short name is too often another real name."""
+
+
+@lru_cache(maxsize=4096)
+def lookalike_scope(scope: str) -> str | None:
+    """The well-known npm scope (``@modelcontextprotocol``) that ``scope`` (written without its
+    ``@``) imitates, or None. A scope is the vendor's word on a package: one that reads as a
+    well-known vendor's at a glance — the same letters with a capital I or a digit for a
+    letter, a separator added or dropped, or, for names of six letters or more, one letter
+    swapped with its neighbour, dropped, doubled or replaced — is made to be trusted as theirs.
+    npm scopes are lower case, so a capital letter in one that folds to a known scope is a
+    disguise too."""
+    known = well_known_scopes()
+    lowered = scope.lower()
+    if lowered in known and scope == lowered:
+        return None
+    folded = _SEPARATORS.sub("", _fold_letters(scope))
+    for name in sorted(known):
+        if lowered == name:
+            return name  # the vendor's scope in capitals npm does not allow
+        if lowered in known:
+            continue
+        if folded == _SEPARATORS.sub("", _fold_letters(name)):
+            return name
+        if len(name) >= _MIN_EDITED_SCOPE and _one_edit(lowered, name):
+            return name
+    return None
+
+
+def _fold_letters(text: str) -> str:
+    return text.translate(_LOOKALIKE_LETTERS).lower().replace("rn", "m").replace("vv", "w")
+
+
+def _one_edit(typed: str, intended: str) -> bool:
+    """One letter replaced, dropped, added, or two neighbours swapped."""
+    if abs(len(typed) - len(intended)) > 1 or typed == intended:
+        return False
+    if len(typed) == len(intended):
+        diffs = [i for i, (a, b) in enumerate(zip(typed, intended, strict=True)) if a != b]
+        if len(diffs) == 1:
+            return True
+        return (
+            len(diffs) == 2
+            and diffs[1] == diffs[0] + 1
+            and typed[diffs[0]] == intended[diffs[1]]
+            and typed[diffs[1]] == intended[diffs[0]]
+        )
+    shorter, longer = sorted((typed, intended), key=len)
+    index = _first_difference(shorter, longer)
+    return shorter[index:] == longer[index + 1 :]

@@ -22,6 +22,7 @@ from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
+from grading.programs import unparsed as unparsed_programs
 from grading.programs import workflow as workflow_programs
 from grading.programs.sensitive import PAYMENT_DESTINATION
 from grading.tier1 import decoding, names
@@ -242,6 +243,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
             _read_disguised_letters(file, context)
     _follow_flows(file, context)
     _analyse_programs(file, context)
+    _analyse_unparsed(file, context)
     _analyse_workflow(file, context)
     _analyse_package_scripts(file, context)
     if obeyed and graph.is_data(path):
@@ -255,6 +257,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _undo_disguises(file, context)
     _check_hosts(file, context)
     _check_installs(file, context)
+    _check_scopes(file, context)
     if file.role != "shipped":
         _check_unshipped_scripts(file, context)
     if not text.isascii():
@@ -627,6 +630,7 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         if base_label(file.role, "code") == INSTRUCTION and applied.any_change(text, fences)
         else []
     )  # a label never rises above the file's base one: a document's blocks are examples
+    steps, told = _applied_steps(file, fences, context)
     read, unread = intents.read_bounded(text, regions, intents.MAX_UNITS_READ)
     if unread is not None:
         line, column = file.locate(unread)
@@ -634,6 +638,14 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         rule = context.catalogue.rule("file.not-scanned")
         context.collector.add(rule, file.path, line, column, "", note)
     run = list(applied.read(text, obeyed, context.purpose))
+    applying = [
+        found
+        for start, end in steps
+        for found in applied.read_code(
+            text, start, end, " ".join((text[max(0, start - 400) : end + 300], told))
+        )
+    ]
+    run += applying
     found_intents = [
         *read,
         *run,
@@ -647,6 +659,8 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         line, column = file.locate(found.start)
         snippet = visible(_window(file.original_line(line), column))
         label = file.spans.label(found.start, "prose")
+        if found in applying:
+            label = INSTRUCTION  # a change the instructions tell the agent to make
         if _vendor_connection(found, file.original_line(line), label, context):
             label = DECLARED
         elif (
@@ -670,6 +684,37 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             label = CONSENTED
         note = f"({found.detail}; language: {found.language})"
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _applied_steps(
+    file: _File, fences: set[tuple[int, int]], context: ScanContext
+) -> tuple[list[tuple[int, int]], str]:
+    """The code blocks of a document the instructions tell the agent to apply
+    (``graph.applied_document``) that hold a change, less those its own text presents as what
+    not to do or as discussion (a "❌ Vulnerable" block): each is a step the agent carries out
+    on the user's code, though the order to apply it is in another file. With them, what is
+    said of them as one instruction context: the order that points at the document, the
+    skill's description and the other documents the instructions name ("part 1 says why,
+    part 2 holds the fix")."""
+    if context.graph is None or file.role != "doc" or not fences:
+        return [], ""
+    said = context.graph.applied_document(context.texts, file.path)
+    text = file.normalised.text
+    steps = [
+        (s, e)
+        for s, e in sorted(fences)
+        if said and file.spans.label(s, "code") == EXAMPLE and applied.any_change(text, [(s, e)])
+    ]
+    if not steps:
+        return [], ""
+    documents = " ".join(
+        context.texts.get(path, "")[:4000]
+        for path in sorted(context.graph.roles)
+        if path not in (file.path, context.manifest)
+        and context.graph.role(path) in (graph.READ, graph.FOLLOWED)
+        and is_markdown(path)
+    )
+    return steps, " ".join((said, context.purpose, documents))
 
 
 _TEMPLATE_FOLDER = re.compile(
@@ -794,12 +839,13 @@ _PROGRAM_RULES = {
     facts.FETCH_EXEC: "program.fetch-exec",
     facts.DECODED_EXEC: "program.decoded-exec",
     facts.DECODED_STRING: "program.decoded-string",
+    facts.SECRET_SEND: "program.secret-send-unparsed",
     facts.SECRET_READ: "program.secret-read",
     facts.NETWORK_SEND: "program.network-send",
     facts.EXEC_DYNAMIC: "program.exec-dynamic",
     facts.DESTROYS_DATA: "program.destroy-user-data",
 }
-_HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.FETCH_EXEC})
+_HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.SECRET_SEND, facts.FETCH_EXEC})
 _PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})
 
 
@@ -904,6 +950,20 @@ def _sourced(code: str, context: ScanContext) -> tuple[str, ...]:
             if path == tail or path.endswith("/" + tail)
         ]
     return tuple(dict.fromkeys(found))[:MAX_SOURCED]
+
+
+def _analyse_unparsed(file: _File, context: ScanContext) -> None:
+    """A shipped program in a language no parser here reads (Go, Ruby, Rust, Lua, PHP, Perl…),
+    read by its tokens (``programs.unparsed``): a secret source and a network send in one program
+    are reported as they are for the parsed languages, at a lower certainty."""
+    if file.role != "shipped":
+        return
+    if not unparsed_programs.is_unparsed_program(file.path, file.original):
+        return
+    if not context.spend(file.path, len(file.normalised.text)):
+        return
+    for fact in unparsed_programs.analyse(file.normalised.text):
+        _report_fact(file, fact, SHIPPED_CODE, context)
 
 
 def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext) -> None:
@@ -1213,6 +1273,30 @@ def _check_installs(file: _File, context: ScanContext) -> None:
             label = file.spans.label(match.start(), "code")
             note = f"({name} imitates {imitated})"
             context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_SCOPE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][A-Za-z0-9._-]{1,60})/[A-Za-z0-9]")
+
+
+def _check_scopes(file: _File, context: ScanContext) -> None:
+    """npm scopes that imitate a well-known vendor's (``@modelcontextprotocoI``,
+    ``@anthroplc-ai``; ``names.lookalike_scope``), wherever a package is named: an install, an
+    MCP server's command, a config the agent applies."""
+    text = file.normalised.text
+    if "@" not in text:
+        return
+    rule = context.catalogue.rule("supply-chain.lookalike-scope")
+    for match in _SCOPE.finditer(text):
+        imitated = names.lookalike_scope(match.group(1))
+        if imitated is None or context.collector.settled(
+            rule, file.path, file.line_of(match.start())
+        ):
+            continue
+        line, column = file.locate(match.start())
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(match.start(), "code")
+        note = f"(@{match.group(1)} imitates @{imitated})"
+        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:

@@ -1,8 +1,9 @@
 """The blind8 suite (``tests/fixtures/grading/blind8``), written by someone who never read the
-scanner: its first look is the figure in its README. Its misses were fixed as classes, so it now
-holds the line it reached: no plainly malicious skill is auto-approved, and neither a dual-use
-nor an honest skill is blocked — except one honest secret scanner, an open error kept here as
-a strict expected failure so that its fix is seen."""
+scanner: its first look is the figure in its README. Its misses were fixed as classes (the last
+five in round 7, ``test_recall8_classes.py``), so it now holds the line it reached: every
+plainly malicious skill is blocked, and neither a dual-use nor an honest skill is blocked —
+except one honest secret scanner, an open error kept here as a strict expected failure so that
+its fix is seen."""
 
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ OPEN = {
 
 
 @pytest.mark.parametrize("skill", sorted(s for s, label in LABELS.items() if label == "malicious"))
-def test_a_plainly_malicious_skill_is_never_auto_approved(skill: str) -> None:
-    assert outcome(SUITE / skill) != "auto_approve"
+def test_a_plainly_malicious_skill_is_blocked(skill: str) -> None:
+    assert outcome(SUITE / skill) in BLOCKED
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,135 @@
+"""Programs in languages no parser here reads (Go, Ruby, Rust, Lua, PHP, Perl, Java, C#…).
+
+A skill may ship its collector as ``main.go`` or ``audit.rb``: no syntax tree follows values
+there, so the program is read by its tokens, with the vocabularies the parsed languages share
+(``sensitive``). What is read:
+
+* its string constants, each alone and folded with its neighbours when the code joins them
+  (``"~/.s" + "sh"``, ``'.aw' . 's'``, ``".a" .. "ws"``), and character-code lists
+  (``[104, 116, 116, 112, …]``) decoded;
+* a *secret source*: a constant naming a credential, key, browser, wallet or agent store, or a
+  call that takes the whole environment (``os.Environ()``, ``ENV.to_h``, ``env::vars()``,
+  ``getenv()``, ``%ENV``, ``System.getenv()``);
+* a *network send*: a library call that posts, uploads or opens a socket (``http.Post``,
+  ``http.NewRequest("POST"…``, ``Net::HTTP.post``, ``reqwest`` ``.post(``, ``curl_exec``,
+  ``LWP::UserAgent``, ``socket.http``, ``HttpClient``…), and the hosts of the file's URLs.
+
+A secret source and a network send in one program file is ``SECRET_SEND``: without a parser the
+value cannot be followed from one to the other, so it is read as the program's purpose (a
+collector that reads ``~/.ssh`` and posts is what it looks like) — two signals, at a lower
+certainty than a followed flow. A named token from the environment (``os.Getenv("X_TOKEN")``) is
+no source: it authenticates to its own service. A decoded constant that is a path, a URL or a
+command is ``DECODED_STRING``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grading import linear
+from grading.programs import sensitive
+from grading.programs.facts import DECODED_STRING, NETWORK_SEND, SECRET_READ, SECRET_SEND, Fact
+
+MAX_SOURCE = 512 * 1024
+"""Larger files are left to the pattern rules (as for the parsed languages)."""
+
+SUFFIXES = frozenset(
+    {".go", ".rb", ".rs", ".lua", ".php", ".pl", ".pm", ".java", ".kt", ".kts", ".cs", ".swift",
+     ".scala", ".dart", ".ex", ".exs", ".groovy", ".cr", ".nim", ".jl", ".r", ".c", ".cc", ".cpp"}
+)  # fmt: skip
+"""Languages a skill ships programs in that no analysis here parses."""
+_SHEBANG = re.compile(r"\A#![^\n]{0,80}\b(?:ruby|perl|php|lua|luajit)\b")
+
+_STRING = linear.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`]*)`')
+_JOIN = re.compile(r"\s{0,4}(?:\+|\.\.?|<<)\s{0,4}\Z")
+"""What joins two constants in the languages read here: ``+``, PHP's and Perl's ``.``, Lua's
+``..``, Ruby's ``<<``."""
+_CODES = linear.compile(r"[\[{(]\s*((?:\d{2,3}\s*,\s*){5,}\d{2,3})\s*,?\s*[\]})]")
+"""A list of at least six character codes."""
+
+_WHOLE_ENV = linear.compile(
+    r"\bos\.Environ\(\)|\bENV\.(?:to_h|to_a|to_hash|each\w*|map|inspect|keys|select|filter_map)\b"
+    r"|\benv::vars(?:_os)?\(\)|\bgetenv\(\s*\)|\$_ENV\b|(?:keys|values|each|encode_json\(?)\s*\\?%ENV\b"
+    r"|\\%ENV\b|\bSystem\.getenv\(\s*\)|\bEnvironment\.GetEnvironmentVariables\(\)"
+    r"|\bSystem\.get_env\(\s*\)|\bProcessInfo\.processInfo\.environment\b"
+)
+"""A call that takes every variable of the environment (with the secrets among them)."""
+_SENDS = linear.compile(
+    r"\bhttp\.(?:Post|PostForm)\(|\bhttp\.NewRequest(?:WithContext)?\([^)\n]{0,40}\"(?:POST|PUT|PATCH)\""
+    r"|\bnet\.Dial\w*\(|\bNet::HTTP(?:\.post|\.post_form|::Post\b|::Put\b|\.start\b)"
+    r"|\b(?:HTTParty|RestClient|Faraday|Excon|HTTP)\.(?:post|put)\b|\bTCPSocket\.(?:new|open)\b"
+    r"|\breqwest::|\bureq::(?:post|put)\b|\bTcpStream::connect\b|\.post\(\s*&?\s*(?:format!|url|\"https?:)"
+    r"|\bcurl_exec\b|CURLOPT_POSTFIELDS|\bfsockopen\b|\bstream_context_create\b|GuzzleHttp"
+    r"|\bLWP::UserAgent\b|\bHTTP::Request->new\(\s*['\"]?(?:POST|PUT)|\bIO::Socket::INET\b|->post\("
+    r"|\bsocket\.http\b|\bhttp\.request\(|\bltn12\.source\b"
+    r"|\bHttpURLConnection\b|\bsetDoOutput\(\s*true|\.POST\(|\bHttpClient\b|\.PostAsync\("
+    r"|\.Upload(?:String|File|Data)\b|\bURLSession\b[^\n]{0,80}\bupload|\bHTTPoison\.post\b"
+    r"|\bReq\.post\b|\bMint\.HTTP\b|\bsocket\.(?:tcp|connect)\b"
+)
+"""Library calls that send data over the network, in the languages read here."""
+
+
+def is_unparsed_program(path: str, text: str) -> bool:
+    """A program in a language no parser here reads: by its suffix, or by its ``#!`` line."""
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = name[name.rfind(".") :] if "." in name else ""
+    return suffix in SUFFIXES or (not suffix and _SHEBANG.match(text) is not None)
+
+
+def analyse(text: str) -> list[Fact]:
+    """The facts of one program file (see the module docstring); offsets are in ``text``."""
+    if len(text) > MAX_SOURCE:
+        return []
+    constants = _constants(text)
+    found: list[Fact] = []
+    source: tuple[int, str] | None = None
+    for offset, value, decoded in constants:
+        meaning = sensitive.meaningful(value) if decoded else None
+        if meaning is not None:
+            found.append(Fact(DECODED_STRING, offset, f"character codes decode to {meaning}"))
+        if source is None and sensitive.is_sensitive_path(value):
+            source = (offset, f"reads {value.strip()[:60]!r}")
+    harvest = _WHOLE_ENV.search(text)
+    if source is None and harvest is not None:
+        source = (harvest.start(), f"takes the whole environment ({harvest.group().strip()})")
+    send = _SENDS.search(text)
+    hosts = tuple(
+        dict.fromkeys(h for _, v, _ in constants if (h := sensitive.host_of(v)) is not None)
+    )
+    if source is not None and send is not None:
+        detail = f"{source[1]} and sends with {send.group().strip()[:40]}; to {_named(hosts)}"
+        found.append(Fact(SECRET_SEND, send.start(), detail, hosts))
+    elif source is not None:
+        found.append(Fact(SECRET_READ, source[0], source[1]))
+    elif send is not None:
+        found.append(Fact(NETWORK_SEND, send.start(), f"to {_named(hosts)}", hosts))
+    return found
+
+
+def _named(hosts: tuple[str, ...]) -> str:
+    return ", ".join(hosts[:3]) if hosts else "a host built at run time"
+
+
+def _constants(text: str) -> list[tuple[int, str, bool]]:
+    """(offset, value, decoded) of every string constant, of every run of constants the code
+    joins, and of every character-code list."""
+    found: list[tuple[int, str, bool]] = []
+    run: list[str] = []
+    run_start, run_end = 0, -1
+    for match in _STRING.finditer(text):
+        value = next(g for g in match.groups() if g is not None)
+        found.append((match.start(), value, False))
+        if run and _JOIN.match(text[run_end : match.start()]):
+            run.append(value)
+        else:
+            if len(run) > 1:
+                found.append((run_start, "".join(run), False))
+            run, run_start = [value], match.start()
+        run_end = match.end()
+    if len(run) > 1:
+        found.append((run_start, "".join(run), False))
+    for match in _CODES.finditer(text):
+        codes = [int(c) for c in re.findall(r"\d+", match.group(1))]
+        if all(32 <= c < 127 or c in (9, 10) for c in codes):
+            found.append((match.start(), "".join(map(chr, codes)), True))
+    return found
