@@ -69,6 +69,11 @@ DUAL_USE_CAPABILITIES = {
     "session_reuse": ("reads", "the user's logged-in browser profile or cookies"),
     "account_removal": ("destroys", "people's accounts deleted, suspended or their data moved"),
     "history_rewrite": ("destroys", "repository history rewritten and force-pushed"),
+    "org_wide_change": ("configures", "every repository, user or mailbox of an organisation"),
+    "account_admin": ("configures", "other people's passwords or second factors reset"),
+    "disk_imaging": ("reads", "a whole disk imaged, deleted files included"),
+    "load_test": ("sends", "load or stress traffic at a host"),
+    "mass_scraping": ("reads", "scraping past a site's limits or of people's data"),
 }
 """Capabilities of the dual-use rules (``rules/dualuse.yaml``): legitimate with authorisation
 and consent, which a person must check — the verb they add to the inventory and their name in
