@@ -38,6 +38,11 @@ SUFFIXES = frozenset(
      ".scala", ".dart", ".ex", ".exs", ".groovy", ".cr", ".nim", ".jl", ".r", ".c", ".cc", ".cpp"}
 )  # fmt: skip
 """Languages a skill ships programs in that no analysis here parses."""
+FENCE_LANGUAGES = frozenset(
+    {"go", "golang", "ruby", "rb", "rust", "rs", "lua", "php", "perl", "java", "kotlin", "kt",
+     "csharp", "cs", "c#", "swift", "scala", "dart", "elixir", "groovy", "crystal", "nim", "julia"}
+)  # fmt: skip
+"""The same languages as the names of Markdown code fences."""
 _SHEBANG = re.compile(r"\A#![^\n]{0,80}\b(?:ruby|perl|php|lua|luajit)\b")
 
 _STRING = linear.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'|`([^`]*)`')

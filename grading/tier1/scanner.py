@@ -953,9 +953,24 @@ def _sourced(code: str, context: ScanContext) -> tuple[str, ...]:
 
 
 def _analyse_unparsed(file: _File, context: ScanContext) -> None:
-    """A shipped program in a language no parser here reads (Go, Ruby, Rust, Lua, PHP, Perl…),
-    read by its tokens (``programs.unparsed``): a secret source and a network send in one program
-    are reported as they are for the parsed languages, at a lower certainty."""
+    """A program in a language no parser here reads (Go, Ruby, Rust, Lua, PHP, Perl…), read by
+    its tokens (``programs.unparsed``): a secret source and a network send in one program are
+    reported as they are for the parsed languages, at a lower certainty. A shipped file is one
+    program; so is each code fence of Markdown in such a language, whose hits carry the label
+    of their place (an example in a document weighs less than an order) and only when they are
+    a send of a secret or a decoded string — what a block can do is the file's business."""
+    if is_markdown(file.path):
+        text = file.normalised.text
+        for fence in fenced_blocks(text):
+            if fence.language.lower() not in unparsed_programs.FENCE_LANGUAGES:
+                continue
+            if not context.spend(file.path, fence.end - fence.start):
+                return
+            for fact in unparsed_programs.analyse(text[fence.start : fence.end]):
+                if fact.kind in (facts.SECRET_SEND, facts.DECODED_STRING):
+                    moved = replace(fact, offset=fence.start + fact.offset)
+                    _report_fact(file, moved, file.spans.label(moved.offset, "code"), context)
+        return
     if file.role != "shipped":
         return
     if not unparsed_programs.is_unparsed_program(file.path, file.original):

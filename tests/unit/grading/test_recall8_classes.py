@@ -3,7 +3,7 @@ fixed as a class with an honest twin that must stay auto-approved:
 
 * a program in a language no parser here reads (Go, Ruby, PHP…) that names a secret store or
   takes the whole environment and sends over the network: the two in one program are its
-  purpose (``programs.unparsed``), two signals;
+  purpose (``programs.unparsed``), two signals — in a shipped file or a Markdown code fence;
 * code that falsifies what the user or a reviewer reads — failures removed from a JUnit report,
   FAILED turned into PASSED, failing lines deleted from a log — in a notebook cell or a script:
   a signal of its own (``tampering``); with an order not to mention it, corroborated malice;
