@@ -51,7 +51,8 @@ _PRIVILEGE_WORDS: dict[str, re.Pattern[str]] = {
     ),
     "credential_stores": re.compile(
         r"\b(?:credential\w*|passwords?|keychain|keyring|secrets?|ssh|keys?|auth\w*|log-?in"
-        r"|vault|browsers?|cookies?|tokens?|profiles?|identity|iam|aws|gcp|azure|cloud)\b",
+        r"|vault|browsers?|cookies?|tokens?|profiles?|identity|iam|aws|gcp|azure|cloud"
+        r"|sessions?|transcripts?|conversations?)\b",
         re.IGNORECASE,
     ),
     "tool_hooks": re.compile(

@@ -40,12 +40,13 @@ def test_a_benign_skill_with_scripts_and_api_calls_passes_cleanly() -> None:
 def test_reading_credentials_in_one_file_and_sending_in_another_is_correlated() -> None:
     report = scan(load_fixture_skill("config-auditor"))
     [correlated] = findings_of(report, "correlation.credential-exfiltration")
-    assert correlated.severity == "critical"
-    assert correlated.file == "reporter.py"
-    assert "collector.py" in correlated.message
-    # two files that read and send are a strong inference, not proof: the decision policy
-    # rejects on it (two signals), Tier 1 does not fail on it alone
-    assert (correlated.confidence, report.verdict) == ("medium", "PASS")
+    assert (correlated.severity, correlated.confidence) == ("critical", "medium")
+    # the script that joins the two modules is read with the functions it imports from them
+    # (``programs.modules``): the secret's way from collector.py to reporter.py is a flow at
+    # audit.py's call — proof, where two files that read and send were a strong inference
+    [flow] = findings_of(report, "program.secret-flow")
+    assert (flow.file, flow.line) == ("audit.py", 7)
+    assert report.verdict == "FAIL"
 
 
 def test_the_verdict_fails_only_on_high_confidence_critical_findings() -> None:

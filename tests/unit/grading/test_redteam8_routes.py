@@ -117,6 +117,8 @@ def test_routes_with_one_signal_reach_a_person(attack: str, rule: str) -> None:
         "proc-status-probe",
         "py-helper-modules",
         "js-helper-modules",
+        "allowed-tools-doc",
+        "session-report-js",
     ],
 )
 def test_honest_skills_written_the_same_way_are_auto_approved(look_alike: str) -> None:
