@@ -27,12 +27,26 @@ import pytest
 from grading import policy, tier1
 from grading.judges.heuristic import HeuristicJudge
 from grading.tier1.installers import verified_installer
+from grading.tier1.spans import cues
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind9honest"
 MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
 HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
 BLOCKED = {"reject", "tier1_fail"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["никогда не отключайте проверку", "niemals deaktivieren", "nunca desactives", "切勿关闭校验"],
+)
+def test_words_that_forbid_outright_open_a_forbidding_clause(text: str) -> None:
+    assert cues().negation_cues.search(text)
+
+
+@pytest.mark.parametrize("text", ["你不得不运行这个脚本", "절대 경로로 실행하세요", "не проверено"])
+def test_a_bare_not_or_an_idiom_is_no_forbidding_clause(text: str) -> None:
+    assert cues().negation_cues.search(text) is None
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
