@@ -57,6 +57,7 @@ from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names, declared_privileges, vendor_names
 from grading.tier1.scanner import ScanContext, scan_file
+from grading.tier1.schedules import check_user_jobs
 from grading.tier1.spans import adjust, quotes_obeyed
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
 
@@ -98,6 +99,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     check_pretext(stated_purpose(manifest, texts), catalogue, collector)
     check_intent(manifest, catalogue, collector)
     collector.declare(catalogue.by_id, declared_privileges(manifest.declared_text))
+    check_user_jobs(texts, catalogue, collector)
     findings = tuple(
         sorted(
             collector.findings,

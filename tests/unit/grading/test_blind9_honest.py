@@ -12,7 +12,10 @@ with a malicious near-twin that must still be blocked:
   履歴を書き換えても…) is a hypothesis, not an order;
 * root given to the skill's own installer, which checks its download against a checksum or a
   signature and stops when the check fails, is a package install (noted, not high privilege);
-  an installer that verifies nothing keeps ``privilege.sudo``, one that does more is judged on it.
+  an installer that verifies nothing keeps ``privilege.sudo``, one that does more is judged on it;
+* a job the description names, in the user's own service manager, from units the skill ships and
+  Tier 1 read without a finding, is the skill's purpose (noted); a job the description does not
+  name, or one written for the whole system, still goes to a person.
 """
 
 from __future__ import annotations
@@ -21,14 +24,29 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
+from grading import policy, tier1
+from grading.judges.heuristic import HeuristicJudge
 from grading.tier1.installers import verified_installer
+from grading.tier1.spans import cues
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind9honest"
 MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
 HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
 BLOCKED = {"reject", "tier1_fail"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["никогда не отключайте проверку", "niemals deaktivieren", "nunca desactives", "切勿关闭校验"],
+)
+def test_words_that_forbid_outright_open_a_forbidding_clause(text: str) -> None:
+    assert cues().negation_cues.search(text)
+
+
+@pytest.mark.parametrize("text", ["你不得不运行这个脚本", "절대 경로로 실행하세요", "не проверено"])
+def test_a_bare_not_or_an_idiom_is_no_forbidding_clause(text: str) -> None:
+    assert cues().negation_cues.search(text) is None
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
@@ -74,3 +92,42 @@ def test_root_for_a_verified_installer_is_a_package_install() -> None:
 def test_root_for_an_unverified_installer_stays_root() -> None:
     unverified = _INSTALLER.replace("sha256sum -c -", "head -1")
     assert "elevated_execution" in _privileges(unverified)
+
+
+def _user_timer_bundle(**changes: tuple[str, str]) -> dict[str, str]:
+    folder = FIXTURES / "honest" / "declared-user-timer"
+    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())}
+    for path, (old, new) in changes.items():
+        assert old in files[path]
+        files[path] = files[path].replace(old, new)
+    return files
+
+
+def _outcome(files: dict[str, str]) -> str:
+    report = tier1.scan(files)
+    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
+    return policy.decide(report, judgement, auto_approve_min=80, review_min=60).outcome
+
+
+def test_a_user_job_the_description_does_not_name_goes_to_a_person() -> None:
+    unnamed = _user_timer_bundle(
+        **{
+            "SKILL.md": (
+                ", and an hourly systemd user timer that runs the sync in the background",
+                "",
+            )
+        }
+    )
+    assert _outcome(unnamed) == "review"
+
+
+def test_a_system_wide_job_goes_to_a_person_however_named() -> None:
+    system = _user_timer_bundle(
+        **{
+            "SKILL.md": (
+                "`~/.config/systemd/user/` and run `systemctl --user enable --now",
+                "`/etc/systemd/system/` and run `sudo systemctl enable --now",
+            )
+        }
+    )
+    assert _outcome(system) == "review"
