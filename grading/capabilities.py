@@ -74,6 +74,7 @@ DUAL_USE_CAPABILITIES = {
     "disk_imaging": ("reads", "a whole disk imaged, deleted files included"),
     "load_test": ("sends", "load or stress traffic at a host"),
     "mass_scraping": ("reads", "scraping past a site's limits or of people's data"),
+    "device_wipe": ("destroys", "people's devices wiped, retired or locked remotely"),
 }
 """Capabilities of the dual-use rules (``rules/dualuse.yaml``): legitimate with authorisation
 and consent, which a person must check — the verb they add to the inventory and their name in

@@ -6,13 +6,13 @@ around them were missing too: snapshots and buckets deleted in bulk, changes mad
 repository, user or mailbox of an organisation, other people's passwords and second factors
 reset, texts and chat posts to everyone on a list, port scanners written by hand, forensic disk
 images, load tests of someone's host, scraping past a site's limits, phishing drills without
-the word "phishing", restarts looped over many clusters.
+the word "phishing", restarts looped over many clusters, laptops wiped remotely.
 
 Each such skill goes to review — never auto-approval, never rejection — with a ``dualuse.*``
 rule and its capability named. The same topic without the act (a bucket listing, a migration
 on the local database, one's own key, one repository's secret, one receipt, a free port found
 on localhost in a test, a load test of localhost, a read-only report, one's own MFA, a blank
-disk image, a polite crawler, one Slack post, one cluster) is auto-approved.
+disk image, a polite crawler, one Slack post, one cluster, a device report) is auto-approved.
 """
 
 from __future__ import annotations
@@ -98,6 +98,13 @@ SAID_IN_WORDS = [
     ("phishing-simulation", "Organisiere eine Phishing-Übung für die Buchhaltung."),
     ("fleet-command", "Run the rolling restart across many Kubernetes clusters in batches."),
     ("network-scan", '```bash\nnc -zv -w 1 "$HOST" 1-1024\n```'),
+    ("network-scan", "Escanea la red 192.168.1.0/24 para ver qué equipos responden."),
+    ("bulk-destroy", "Truncate every table in the analytics schema."),
+    ("secret-rotation-at-scale", "Rotate the database credentials of every service in Vault."),
+    ("mass-send", "Email all 40,000 subscribers the new pricing."),
+    ("org-wide-change", "Force sign-out of all sessions for every user in the tenant."),
+    ("device-wipe", "Wipe the laptops of every employee who left this month with Intune."),
+    ("device-wipe", "Inicia el borrado remoto del portátil perdido."),
 ]
 NOT_DUAL_USE = [
     "Run the migration against the local development database.",
@@ -115,6 +122,9 @@ NOT_DUAL_USE = [
     "Call the API with exponential backoff when it returns 429.",
     "Send the newsletter draft to the editor and track who opens it in analytics.",
     "Does anything apply across all nodes of the diagram?",
+    "Allow inbound traffic from 10.0.0.0/24 in the security group.",
+    "Wipe the local cache folder and rebuild.",
+    'Be specific: "We want to email all our users" is better than "a campaign".',
 ]
 
 
