@@ -1,8 +1,8 @@
 """The blind8 suite (``tests/fixtures/grading/blind8``), written by someone who never read the
 scanner: its first look is the figure in its README. Its misses were fixed as classes, so it now
 holds the line it reached: no plainly malicious skill is auto-approved, and neither a dual-use
-nor an honest skill is blocked — except one honest secret scanner, an open error kept here as
-a strict expected failure so that its fix is seen."""
+nor an honest skill is blocked (the last one, a secret scanner that checks key files' permissions
+and advises a history rewrite, since round 7: ``test_precision8_classes.py``)."""
 
 from __future__ import annotations
 
@@ -26,23 +26,11 @@ def test_the_suite_holds_every_label_it_was_written_with() -> None:
     assert all((SUITE / skill / "SKILL.md").is_file() for skill in LABELS)
 
 
-OPEN = {
-    "blind8-001": "a path named for a permission check and history-rewrite advice are read as a "
-    "secret source and harm: two signals, so an honest secret scanner is rejected",
-}
-
-
 @pytest.mark.parametrize("skill", sorted(s for s, label in LABELS.items() if label == "malicious"))
 def test_a_plainly_malicious_skill_is_never_auto_approved(skill: str) -> None:
     assert outcome(SUITE / skill) != "auto_approve"
 
 
-@pytest.mark.parametrize(
-    "skill",
-    [
-        pytest.param(s, marks=pytest.mark.xfail(strict=True, reason=OPEN[s])) if s in OPEN else s
-        for s in sorted(s for s, label in LABELS.items() if label != "malicious")
-    ],
-)
+@pytest.mark.parametrize("skill", sorted(s for s, label in LABELS.items() if label != "malicious"))
 def test_a_dual_use_or_honest_skill_is_never_blocked(skill: str) -> None:
     assert outcome(SUITE / skill) not in BLOCKED
