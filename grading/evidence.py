@@ -16,6 +16,10 @@ Tier 1's verdict and the decision policy both ask it (``assess``):
   concealment and a harmful action, obfuscation and execution — or when a finding's rule says
   it has no benign reading (``conclusive``: a reverse shell, instructions in invisible tag
   characters). Nothing else may block: no single finding of one signal, whatever its severity.
+* Capabilities made malice by their number alone (``accumulation``: several credential stores
+  named) are a sign of malice only by count; what corroborates them must be a sign of malice
+  too, not one more capability. A secret scanner that names key files and suggests a history
+  rewrite holds two capabilities, not a harvest and its cover (``swept``).
 """
 
 from __future__ import annotations
@@ -90,6 +94,11 @@ class Evidence:
     """Signs of malice whose rule says they have no benign reading."""
     signals: tuple[str, ...]
     """The distinct signals of every counted finding, in a stable order."""
+    swept: tuple[Finding, ...]
+    """Signs of malice only by their number (``accumulation``): capabilities of one category
+    from several rules."""
+    malice_signals: tuple[str, ...]
+    """The distinct signals of the signs of malice alone."""
     final: tuple[Finding, ...]
     """Findings Tier 1 fails a skill on (final for the author): conclusive ones, and critical,
     high-confidence signs of malice whose rule joins two signals by itself (a script piped into
@@ -97,9 +106,16 @@ class Evidence:
 
     @property
     def corroborated(self) -> bool:
-        """Malice that a block may rest on: a conclusive finding, or a sign of malice with a
-        second independent signal."""
-        return bool(self.conclusive) or (bool(self.malice) and len(self.signals) >= 2)
+        """Malice that a block may rest on: a conclusive finding, a sign of malice by its rule
+        with a second independent signal, or signs of malice (swept ones included) that carry
+        two signals between them — a sweep of capabilities is not corroborated by another
+        capability."""
+        ruled = any(f not in self.swept for f in self.malice)
+        return (
+            bool(self.conclusive)
+            or (ruled and len(self.signals) >= 2)
+            or len(self.malice_signals) >= 2
+        )
 
     @property
     def counted(self) -> tuple[Finding, ...]:
@@ -120,16 +136,21 @@ def assess(findings: Iterable[Finding], rules: Mapping[str, RuleFacts]) -> Evide
                 dual.append(finding)
         elif strength(finding) >= policy.malice_min_strength:
             malice.append(finding)
+    swept: list[Finding] = []
     for category, enough in sorted(policy.accumulation.items()):
         group = [f for f in dual if f.category == category]
         if len({f.rule_id for f in group}) >= enough:
-            malice.extend(group)
+            swept.extend(group)
             dual = [f for f in dual if f.category != category]
+    malice.extend(swept)
     conclusive = tuple(f for f in malice if _conclusive(f, rules.get(f.rule_id)))
     signals: dict[str, None] = {}
+    malice_signals: dict[str, None] = {}
     for finding in (*malice, *dual):
         for signal in signals_of(finding, rules.get(finding.rule_id)):
             signals.setdefault(signal)
+            if finding in malice:
+                malice_signals.setdefault(signal)
     final = conclusive + tuple(
         f
         for f in malice
@@ -137,7 +158,15 @@ def assess(findings: Iterable[Finding], rules: Mapping[str, RuleFacts]) -> Evide
         and (f.severity, f.confidence) == ("critical", "high")
         and len(signals_of(f, rules.get(f.rule_id))) >= 2
     )
-    return Evidence(tuple(dual), tuple(malice), conclusive, tuple(signals), final)
+    return Evidence(
+        dual_use=tuple(dual),
+        malice=tuple(malice),
+        conclusive=conclusive,
+        signals=tuple(signals),
+        swept=tuple(swept),
+        malice_signals=tuple(malice_signals),
+        final=final,
+    )
 
 
 def signals_of(finding: Finding, rule: RuleFacts | None) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from grading.programs import shell as shell_programs
 from grading.programs import unparsed as unparsed_programs
 from grading.programs import workflow as workflow_programs
 from grading.programs.sensitive import PAYMENT_DESTINATION
-from grading.tier1 import decoding, names
+from grading.tier1 import checked, decoding, names
 from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
@@ -59,6 +59,8 @@ from grading.tier1.provenance import (
     lookalike_of,
 )
 from grading.tier1.spans import (
+    ADVICE,
+    CHECKED,
     CONSENTED,
     DECLARED,
     EXAMPLE,
@@ -67,10 +69,16 @@ from grading.tier1.spans import (
     SHIPPED_CODE,
     FileSpans,
     base_label,
+    sentence_around,
 )
 from grading.types import SEVERITY_ORDER, Finding
 
 _DECODED_KINDS = ("prose", "shell", "python", "javascript")
+_ADVISABLE = frozenset({"destructive_commands", "excessive_agency"})
+"""Categories of acts a user may choose for themselves once told how (rewrite their history,
+skip their own hook in an emergency): said to the user as advice, they are not the agent's
+doing. A command the user is told to paste from a stranger's host is not advice of this kind:
+droppers, sends and reads keep their weight wherever they are said."""
 
 
 @dataclass
@@ -361,6 +369,12 @@ def _run_rule(
                 label = file.spans.label(match.start(), view.kind)
                 if rule.first_party and _first_party_hit(view, match, label, line_text, context):
                     label = FIRST_PARTY
+                elif _advice(rule, label, file, match.start()):
+                    label = ADVICE
+                elif _checked(rule, label, file, view, match.start(), match.end()):
+                    label = CHECKED
+                elif _audited(rule, label, view, match.start(), context):
+                    label = DECLARED
                 elif (
                     rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
                 ):
@@ -374,6 +388,53 @@ def _run_rule(
 
 
 _HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
+
+
+def _advice(rule: Rule, label: str, file: _File, offset: int) -> bool:
+    """Whether a hit in the instructions is an act the agent only tells the user they may
+    choose (``_ADVISABLE``, ``FileSpans.advised``)."""
+    return label == INSTRUCTION and rule.category in _ADVISABLE and file.spans.advised(offset)
+
+
+def _checked(rule: Rule, label: str, file: _File, view: View, start: int, end: int) -> bool:
+    """Whether a credential file the hit names is only tested for existence or permissions,
+    or named in a report, by the code or the sentence around it (``grading.tier1.checked``)."""
+    if (
+        rule.category != "credential_access"
+        or "credential_read" not in rule.capabilities
+        or label not in (INSTRUCTION, SHIPPED_CODE)
+    ):
+        return False  # only a rule of reading a store: not one of exposing or sending a secret
+    if view.kind == "python" and file.path.lower().endswith(".py"):
+        return checked.python_checked(file.normalised.text, start)  # the view masks messages
+    if view.kind == "shell":
+        return checked.shell_checked(view.text, start, end)
+    if view.kind == "prose":
+        low, high = sentence_around(view.text, start, end)
+        return checked.prose_checked(view.text[low:high])
+    return False
+
+
+_INLINE_CODE = re.compile(r"`([^`\n]{1,300})`")
+
+
+def _audited(rule: Rule, label: str, view: View, offset: int, context: ScanContext) -> bool:
+    """Whether a system credential store is read by a read-only command (``awk``, ``grep`` …,
+    sudo or not) in a skill that declares itself a read-only audit: the read is the purpose it
+    states, printed to the user, and a person reviewing it would see just that."""
+    if (
+        rule.category != "credential_access"
+        or "credential_read" not in rule.capabilities
+        or label != INSTRUCTION
+        or not checked.declares_read_only_audit(context.purpose)
+    ):
+        return False
+    line = _line_around(view.text, offset)
+    start = _line_start(view.text, offset)
+    for code in _INLINE_CODE.finditer(line):
+        if code.start(1) <= offset - start < code.end(1):
+            return checked.read_only_command(code.group(1))
+    return view.kind == "shell" and checked.read_only_command(line.strip())
 
 
 def _consented(text: str, offset: int, reach: int = 300) -> bool:
@@ -678,6 +739,8 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             and not (found in run and found.kind in _UNDECLARABLE_IN_CODE)
         ):
             label = DECLARED
+        elif _advice(rule, label, file, found.start):
+            label = ADVICE
         elif (
             rule.dual_use and label == INSTRUCTION and _consented(file.normalised.text, found.start)
         ):

@@ -21,7 +21,12 @@ policy (``adjust``) can weigh a hit by where it is:
   read by people, not obeyed;
 * ``test`` — tests and fixtures that nothing runs;
 * ``consented`` — a capability the same sentence makes conditional on the user's consent ("only if
-  the user confirms", "ask first"): the pattern a skill should follow, still listed for the judge.
+  the user confirms", "ask first"): the pattern a skill should follow, still listed for the judge;
+* ``advice`` — what the agent tells the user they may do ("tell the user how to bypass the hook
+  in an emergency"): the user's act, not the agent's (given by the scanner, ``advised``, to
+  rules of acts a user may choose);
+* ``checked`` — a credential file only tested for existence or permissions, or named in a
+  report: nothing of it is read (given by the scanner).
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -59,9 +64,11 @@ DECLARED = "declared"
 REFERENCE = "reference"
 TEST = "test"
 CONSENTED = "consented"
+ADVICE = "advice"
+CHECKED = "checked"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
-    REFERENCE, TEST, CONSENTED,
+    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")
@@ -150,6 +157,8 @@ class Cues:
     detection_lines: re.Pattern[str]
     detection_code: re.Pattern[str]
     carry_out: re.Pattern[str]
+    advice: re.Pattern[str]
+    advice_clause: re.Pattern[str]
 
 
 @lru_cache(maxsize=1)
@@ -182,6 +191,8 @@ def cues() -> Cues:
         # Run over all the code of every file with a hit: gated too.
         detection_code=gated(re.compile(data["detection_code"], re.VERBOSE)),
         carry_out=re.compile(data["carry_out_cues"], verbose),
+        advice=gated(re.compile(data["advice_cues"], verbose)),
+        advice_clause=gated(re.compile(data["advice_clause_cues"], verbose)),
     )
 
 
@@ -299,6 +310,21 @@ class FileSpans:
         self._prose_starts = [start for start, _ in self._prose]
         self._prose_ends = [end for _, end in self._prose]
         self._regions: dict[int, tuple[_Intervals, _Intervals]] = {}
+        self._advice: _Intervals | None = None
+
+    def advised(self, offset: int) -> bool:
+        """Whether ``offset`` lies in advice the agent gives the user (``advice_cues``): what
+        the user may do, said to them, not done by the agent."""
+        if self._advice is None:
+            set_cues = cues()
+            self._advice = _Intervals(
+                [
+                    span
+                    for region in self._prose
+                    for span in _advice_spans(self._text, region, set_cues)
+                ]
+            )
+        return offset in self._advice
 
     def base(self, kind: str) -> str:
         return base_label(self.role, kind)
@@ -455,7 +481,7 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
     """
     region_start, region_end = region
     cued = list(set_cues.discussion_lines.finditer(text, region_start, region_end))
-    spans = [_sentence_around(text, match.start(), match.end()) for match in cued]
+    spans = [sentence_around(text, match.start(), match.end()) for match in cued]
     spans.extend(_announced_list(text, match.end(), region_end) for match in cued)
     for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
         quote = text[match.end() - 1]
@@ -500,7 +526,7 @@ def _framed(
             ),
             len(text),
         )
-        spans.append((_sentence_around(text, start, start)[0], end))
+        spans.append((sentence_around(text, start, start)[0], end))
     return spans
 
 
@@ -593,7 +619,7 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return list(itertools.pairwise(pipes))
 
 
-def _sentence_around(
+def sentence_around(
     text: str, start: int, end: int, reach: int = _SENTENCE_REACH
 ) -> tuple[int, int]:
     """The sentence holding ``text[start:end]`` (bounded to ``reach`` characters each side)."""
@@ -601,6 +627,21 @@ def _sentence_around(
     before = [m.end() for m in _SENTENCE_END.finditer(text, low, start)]
     after = _SENTENCE_END.search(text, end, min(len(text), end + reach))
     return (before[-1] if before else low, after.end() if after else min(len(text), end + reach))
+
+
+def _advice_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[tuple[int, int]]:
+    """From each advice cue in one prose region to the end of what it advises: its sentence and
+    the list a colon announces — or, for a fact told to the user, its clause."""
+    region_start, region_end = region
+    spans: list[tuple[int, int]] = []
+    for match in set_cues.advice.finditer(text, region_start, region_end):
+        _, sentence_end = sentence_around(text, match.end(), match.end())
+        _, list_end = _announced_list(text, match.end(), region_end)
+        spans.append((match.start(), min(region_end, max(sentence_end, list_end))))
+    for match in set_cues.advice_clause.finditer(text, region_start, region_end):
+        limit = min(region_end, match.end() + 300)
+        spans.append((match.start(), _forbidden_clause_end(text, match.end(), limit)))
+    return spans
 
 
 def _negation_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[tuple[int, int]]:
