@@ -26,19 +26,23 @@ _RUN_KEY = re.compile(r"(?m)^([ \t]*)(?:-[ \t]+)?run[ \t]*:[ \t]*(.*)$")
 _NAMED = re.compile(
     r"^\s*secrets\s*\.\s*[A-Za-z_][A-Za-z0-9_]*\s*$|^\s*secrets\s*\[\s*'[^']*'\s*\]\s*$"
 )
+_TOKEN = re.compile(r"^\s*github\s*\.\s*token\s*$")
 _MARKERS = ("jobs:", "steps:")
 
 
 def is_workflow(path: str, text: str) -> bool:
     """A GitHub Actions workflow (or a composite action) that names the secrets context."""
     lowered = path.lower()
-    if not lowered.endswith((".yml", ".yaml")) or "secrets" not in text:
+    if not lowered.endswith((".yml", ".yaml")) or not ("secrets" in text or "github.token" in text):
         return False
     return ".github/" in lowered or all(marker in text for marker in _MARKERS)
 
 
 def _label(expression: str) -> str | None:
-    """What an expression carries: one named secret, every secret, or nothing secret."""
+    """What an expression carries: one named secret (``github.token`` is the repository's
+    token, a secret like any other), every secret, or nothing secret."""
+    if _TOKEN.match(expression):
+        return shell.ENV_SECRET
     if "secrets" not in expression:
         return None
     return shell.ENV_SECRET if _NAMED.match(expression) else shell.SECRET
@@ -49,6 +53,13 @@ def _variable(match: re.Match[str], label: str) -> str:
     its label."""
     prefix = "SG_ALL" if label == shell.SECRET else "SG_ONE"
     return "${" + (prefix + "_" * len(match.group(0)))[: len(match.group(0)) - 3] + "}"
+
+
+def _plain(match: re.Match[str]) -> str:
+    """An expression that carries nothing secret (``${{ job.status }}``) as a plain word of its
+    length: left as written it is no shell the parser reads (``${{`` is a bad substitution)
+    and the whole command it is in would be lost."""
+    return "x" * len(match.group(0))
 
 
 def _runs(text: str) -> tuple[tuple[int, int], ...]:
@@ -81,7 +92,7 @@ def analyse(text: str) -> list[Fact]:
     def mask(match: re.Match[str]) -> str:
         label = _label(match.group(1))
         if label is None:
-            return match.group(0)
+            return _plain(match)
         variable = _variable(match, label)
         secrets[variable[2:-1]] = label
         return variable

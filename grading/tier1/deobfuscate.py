@@ -2,7 +2,8 @@
 
 Besides layered encodings (``decoding``), payloads hide from pattern matching by construction:
 ``"cu" + "rl"`` (string joins), ``chr(99) + chr(117) + …`` or ``String.fromCharCode(99, 117, …)``
-(character codes), ``a=cu; b=rl; $a$b …`` or ``alias get=curl`` (shell variables and aliases).
+(character codes; tables of them in any language, XORed or not: ``programs.codes``),
+``a=cu; b=rl; $a$b …`` or ``alias get=curl`` (shell variables and aliases).
 Each recovery here yields the text the construct stands for, with the offset where it starts;
 the scanner rescans it like decoded data, anchored at that place. Everything is bounded: only
 literal pieces are joined, at most MAX_RECOVERED recoveries per text.
@@ -13,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from grading.programs import codes
 
 MAX_RECOVERED = 32
 MIN_LENGTH = 6
@@ -74,6 +77,9 @@ def _recoveries(text: str, language: str) -> Iterator[Recovered]:
         if "bytes(" in text:
             for match in _BYTES_LIST.finditer(text):
                 yield Recovered(match.start(), _characters(match.group(1)), "byte values")
+    if language in ("code", "shell"):
+        for item in codes.tables(text):  # no parser reads them: Lua, Ruby, Rust, Go…
+            yield Recovered(item.offset, item.text, item.how)
     if language == "shell" and ("$" in text or "alias" in text):
         yield from _shell_substitutions(text)
 

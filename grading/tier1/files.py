@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from grading import linear
+from grading.programs.makefile import is_makefile
 from skillformat.skillmd import front_matter_span
 
 KINDS = frozenset(
@@ -98,7 +99,7 @@ def file_kinds(path: str, text: str) -> tuple[str, ...]:
     suffix = name[name.rfind(".") :] if "." in name else ""
     if suffix in _PYTHON:
         return ("python",)
-    if suffix in _SHELL or name in _SHELL_NAMES:
+    if suffix in _SHELL or name in _SHELL_NAMES or is_makefile(path):
         return ("shell",)
     if suffix in _JAVASCRIPT:
         return ("javascript",)

@@ -17,7 +17,7 @@ from operator import add
 from grading import linear
 from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
-from grading.programs import facts, modules
+from grading.programs import codes, facts, makefile, modules, payment
 from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
@@ -252,6 +252,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _follow_flows(file, context)
     _analyse_programs(file, context)
     _analyse_unparsed(file, context)
+    _analyse_code_tables(file, context)
     _analyse_workflow(file, context)
     _analyse_package_scripts(file, context)
     if obeyed and graph.is_data(path):
@@ -849,20 +850,23 @@ def _vendor_connection(found: intents.Intent, line: str, label: str, context: Sc
 def _read_payment_fields(file: _File, context: ScanContext) -> None:
     """A shipped program, or a data file the agent applies, that fixes where money goes
     (``bundle.applied``): a payout, settlement or recipient field set to a literal address is a
-    swap whatever the skill calls it."""
+    swap whatever the skill calls it; so is a payee the input names, replaced by an account
+    the program carries (``programs.payment``), in any language."""
     text = file.normalised.text
-    for found in applied.read_code(text, 0, len(text), context.purpose):
-        if found.kind != "redirect-payment":
+    found = [
+        (item.start, item.detail)
+        for item in applied.read_code(text, 0, len(text), context.purpose)
+        if item.kind == "redirect-payment"
+    ]
+    found.extend((swap.offset, swap.detail) for swap in payment.swaps(text))
+    rule = context.catalogue.rule(_INTENT_RULES["redirect-payment"])
+    for start, detail in found:
+        if context.collector.settled(rule, file.path, file.line_of(start)):
             continue
-        rule = context.catalogue.rule(_INTENT_RULES[found.kind])
-        if context.collector.settled(rule, file.path, file.line_of(found.start)):
-            continue
-        line, column = file.locate(found.start)
+        line, column = file.locate(start)
         snippet = visible(_window(file.original_line(line), column))
-        label = file.spans.label(found.start, "code")
-        context.collector.add(
-            rule, file.path, line, column, snippet, f"({found.detail})", span=label
-        )
+        label = file.spans.label(start, "code")
+        context.collector.add(rule, file.path, line, column, snippet, f"({detail})", span=label)
 
 
 def _without_messages(views: list[View], path: str) -> list[View]:
@@ -956,6 +960,8 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
             found = python_programs.blocks(view.text, regions)
         elif view.kind == "shell" and file.path.lower().endswith(".ps1"):
             found = powershell_programs.blocks(view.text, regions)
+        elif view.kind == "shell" and makefile.is_makefile(file.path) and not view.spans:
+            found = shell_programs.blocks(*makefile.recipes(view.text))
         elif view.kind == "shell":
             found = shell_programs.blocks(
                 view.text, regions, libraries=_sourced(view.text, context)
@@ -1086,6 +1092,21 @@ def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
             return
         found = shell_programs.blocks(command, ((0, len(command)),))
         _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
+
+
+_PARSED = frozenset({"python", "javascript"})
+
+
+def _analyse_code_tables(file: _File, context: ScanContext) -> None:
+    """A program in a language with no parser here (Lua, Ruby, Rust, Go…) read for what its
+    tables of character codes spell, XORed or not, and whether it runs that (``programs.codes``):
+    the disguise is the same in every language."""
+    if is_markdown(file.path) or any(view.kind in _PARSED for view in file.views):
+        return  # Python and JavaScript decoders are followed by their own analyses
+    if not context.spend(file.path, len(file.normalised.text)):
+        return
+    for fact in codes.analyse(file.normalised.text):
+        _report_fact(file, fact, file.spans.label(fact.offset, "code"), context)
 
 
 def _analyse_workflow(file: _File, context: ScanContext) -> None:
