@@ -64,7 +64,7 @@ _WEAKENING = linear.compile(
     r"|\bchmod\s+(?:-R\s+)?(?:0?777|0?666|a\+rwx|[ao]\+w)\s+[\"']?(?:/|~)"
     r"|\bNOPASSWD:\s*ALL\b|\bsetenforce\s+0\b"
     r"|(?:headers?\s*\[\s*|headers?\.get\(\s*|\.get\(\s*|getheader\(\s*|header\(\s*)[\"']x-[\w-]{2,40}[\"']"
-    r"\s*[\])]\s*\)\s*\{?\s*\n?[^\n]{0,40}(?:JSON\.parse\(|json\.loads\(|get_json\()"
+    r"\s*[\])]\s*\)?\s*[{:]?\s*\n?[^\n]{0,40}(?:JSON\.parse\(|json\.loads\(|get_json\()"
     r"|(?:constructEvent|verify\w*)\([^\n]{0,200}\n(?:[^\n]{0,200}\n){0,2}?\+?\s*\}\s*catch\s*\(\s*\w*\s*\)"
     r"\s*\{[^}]{0,160}?(?:JSON\.parse\(|return\s+next\(\s*\))"
     r"|except\s+[\w.]*(?:Signature|Verification|InvalidToken|Jwt|JWT)\w*[^:\n]{0,60}:\s*\n\+?\s*"

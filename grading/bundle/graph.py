@@ -122,8 +122,11 @@ class InstructionGraph:
             for index, line in enumerate(lines):
                 if name in line:
                     said.extend(lines[index : index + 2])
+                    lead_in = " ".join(_list_lead_in(lines, index))
+                    if lexicon.present(lead_in.lower()) & _APPLYING_A_LIST:
+                        said.append(lead_in)
         text = "\n".join(said)[:4000]
-        return text if lexicon.present(text.lower()) & APPLYING else ""
+        return text if lexicon.present(text.lower()) & (APPLYING | _APPLYING_A_LIST) else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -131,6 +134,25 @@ class InstructionGraph:
             "roles": dict(sorted(self.roles.items())),
             "edges": [edge.to_dict() for edge in self.edges],
         }
+
+
+_LIST_ITEM = re.compile(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]")
+_APPLYING_A_LIST = frozenset({"follow"})
+"""What a list's lead-in says of its documents to make them steps: "apply them in order"."""
+_LEAD_IN_REACH = 12
+
+
+def _list_lead_in(lines: list[str], index: int) -> list[str]:
+    """The sentence that introduces the list a line naming a document is an item of ("the
+    procedure is split across three documents; apply them in order:" above "1. `docs/01.md`"):
+    what the order says of every item, though no item repeats it."""
+    if not _LIST_ITEM.match(lines[index]):
+        return []
+    for above in range(index - 1, max(-1, index - _LEAD_IN_REACH), -1):
+        line = lines[above]
+        if line.strip() and not _LIST_ITEM.match(line):
+            return [line]
+    return []
 
 
 def is_markdown(path: str) -> bool:
