@@ -72,7 +72,7 @@ def tables(text: str) -> Iterator[Decoded]:
     key the program writes."""
     keys: list[int] = []
     if _XOR.search(text):
-        keys = sorted({int(k, 0) for k in _KEY.findall(text)} - {0} & set(range(1, 256)))
+        keys = sorted(set(_codes(" ".join(_KEY.findall(text)))) - {0} & set(range(1, 256)))
     for count, match in enumerate(_TABLE.finditer(text)):
         if count >= MAX_TABLES:
             return

@@ -28,9 +28,13 @@ DESTROYS_DATA = "destroys-data"
 version-control folders, backups, a place outside the skill, a schema or a database, git history
 (``grading.programs.destruction``)."""
 
+REPO_FLOW = "repo-flow"
+"""The whole repository (``git bundle --all``, ``git archive``) reaches a network send to a host
+the program names."""
+
 KINDS = (
     SECRET_FLOW, FETCH_EXEC, DECODED_EXEC, DECODED_STRING, SECRET_SEND, SECRET_READ, NETWORK_SEND,
-    EXEC_DYNAMIC, DESTROYS_DATA,
+    EXEC_DYNAMIC, DESTROYS_DATA, REPO_FLOW,
 )  # fmt: skip
 
 

@@ -41,6 +41,7 @@ from grading.programs.facts import (
     DESTROYS_DATA,
     FETCH_EXEC,
     NETWORK_SEND,
+    REPO_FLOW,
     SECRET_FLOW,
     SECRET_READ,
     Fact,
@@ -49,6 +50,8 @@ from grading.programs.facts import (
 MAX_NODES = 100_000
 MAX_SOURCE = 512 * 1024
 SECRET, FETCHED, DECODED = "secret", "fetched", "decoded"
+REPO = "repository"
+"""The whole repository: a ``git bundle`` or ``git archive`` of it (the user's code)."""
 ENV_SECRET = "env-secret"
 """One named secret (a CI secret): its own service's credential in a header, a leak as data."""
 NAMED = "named"
@@ -310,16 +313,14 @@ def _substitution(node: Any, state: _State) -> frozenset[str]:
     return frozenset(labels)
 
 
+_NOT_OPERANDS = ("command_name", "file_redirect", "herestring_redirect", "variable_assignment")
+
+
 def _command_parts(node: Any, state: _State) -> tuple[str, list[_Value], Any]:
     name_node = node.child_by_field_name("name")
     name = state.text(name_node).strip().lower() if name_node is not None else ""
     name = name.rsplit("/", 1)[-1]
-    args = [
-        _word(child, state)
-        for child in node.children
-        if child.type
-        not in ("command_name", "file_redirect", "herestring_redirect", "variable_assignment")
-    ]
+    args = [_word(child, state) for child in node.children if child.type not in _NOT_OPERANDS]
     return name, args, name_node
 
 
@@ -347,6 +348,8 @@ def _command_labels(
         labels.add(DECODED)
     if name == "rev":
         labels.add(DECODED)
+    if name == "git" and texts[:1] == ["archive"]:
+        labels.add(REPO)
     if name in _FETCHERS and not _sends(texts):
         labels.add(FETCHED)
         state.fetched_from.extend(_hosts(texts))
@@ -369,7 +372,7 @@ def _command_labels(
                     fact.kind, node, f"powershell -EncodedCommand: {fact.detail}", fact.hosts
                 )
     _destroys(name, texts, node, state)
-    from_files = frozenset(_file_labels(texts, state))
+    from_files = frozenset(_file_labels(texts + _unfolded(node, state), state))
     _sink(name, texts, frozenset(carried) | from_files, node, state)
     _execute(name, texts, frozenset(carried) | from_files, node, state)
     return frozenset(labels) | (frozenset(carried) if name in _PASS_THROUGH else frozenset())
@@ -428,6 +431,15 @@ def _sends(texts: list[str]) -> bool:
     )
 
 
+def _unfolded(node: Any, state: _State) -> list[str]:
+    """The operands of a command as written, unquoted (``"$tmp/$repo.bundle"`` →
+    ``$tmp/$repo.bundle``): a file named through a value the analysis cannot fold (``tmp=$(mktemp
+    -d)``) is still the same file wherever the script writes the same words."""
+    return [
+        state.text(child).strip("\"'") for child in node.children if child.type not in _NOT_OPERANDS
+    ]
+
+
 def _file_labels(texts: list[str], state: _State) -> set[str]:
     """Labels of files the command reads by name (``-F f=@/tmp/x.tgz``, ``< file``)."""
     labels: set[str] = set()
@@ -461,6 +473,8 @@ def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state
     elif NAMED in carried and name in _DNS:
         what = f"a secret of the environment in the name {name} resolves"
         state.fact(SECRET_FLOW, node, what, hosts)
+    if REPO in carried and hosts:
+        state.fact(REPO_FLOW, node, f"the whole repository reaches {name}", hosts)
 
 
 def _execute(
@@ -522,6 +536,27 @@ def _command_statement(node: Any, state: _State) -> None:
         )
     if name in _FETCHERS and written:
         state.files[written] = frozenset({FETCHED})
+    bundle = _repository_file(name, texts, _unfolded(command, state))
+    if bundle:
+        state.files[bundle] = state.files.get(bundle, frozenset()) | {REPO}
+
+
+def _repository_file(name: str, texts: list[str], written: list[str]) -> str | None:
+    """The file a git command writes the repository into: ``git bundle create F --all``, ``git
+    archive -o F HEAD`` (as folded, or as written when it cannot be folded)."""
+    if name != "git" or not texts:
+        return None
+    if texts[:2] == ["bundle", "create"] and len(texts) >= 3:
+        return texts[2] or (written[2] if len(written) >= 3 else None) or None
+    if texts[0] == "archive":
+        for index, text in enumerate(texts):
+            if text in ("-o", "--output") and index + 1 < len(texts):
+                return texts[index + 1] or (
+                    written[index + 1] if index + 1 < len(written) else None
+                )
+            if text.startswith("--output="):
+                return text.split("=", 1)[1] or None
+    return None
 
 
 def _written(name: str, texts: list[str], node: Any, state: _State) -> str | None:

@@ -17,7 +17,7 @@ from operator import add
 from grading import linear
 from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
-from grading.programs import codes, facts, makefile, modules, payment
+from grading.programs import codes, facts, makefile, modules, payment, remotes, tampering
 from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
@@ -253,6 +253,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _analyse_programs(file, context)
     _analyse_unparsed(file, context)
     _analyse_code_tables(file, context)
+    _read_report_forgeries(file, context)
+    _read_hidden_push(file, context)
     _analyse_workflow(file, context)
     _analyse_package_scripts(file, context)
     if obeyed and graph.is_data(path):
@@ -911,9 +913,17 @@ _PROGRAM_RULES = {
     facts.NETWORK_SEND: "program.network-send",
     facts.EXEC_DYNAMIC: "program.exec-dynamic",
     facts.DESTROYS_DATA: "program.destroy-user-data",
+    facts.REPO_FLOW: "program.repo-upload",
 }
-_HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.SECRET_SEND, facts.FETCH_EXEC})
+_HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.SECRET_SEND, facts.FETCH_EXEC, facts.REPO_FLOW})
 _PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})
+
+
+_GIT_HOOKS = frozenset(
+    {"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-push", "post-checkout",
+     "post-merge", "pre-rebase", "post-rewrite", "pre-receive", "post-receive", "update"}
+)  # fmt: skip
+"""File names git runs as hooks once they are in ``.git/hooks``."""
 
 
 def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
@@ -926,6 +936,8 @@ def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
     if fact.kind == facts.DESTROYS_DATA:
         said = " ".join((context.purpose, _introductions(file.path, context)))
         return "program.destroy-pretext" if applied.pretext(said) else "program.destroy-user-data"
+    if fact.kind == facts.REPO_FLOW and file.path.rsplit("/", 1)[-1] in _GIT_HOOKS:
+        return "program.repo-upload-hook"  # sent again on every commit or push from now on
     if fact.kind == facts.DECODED_STRING and PAYMENT_DESTINATION in fact.detail:
         return "intent.redirect-payment"  # where money goes, hidden from whoever reads the code
     return _PROGRAM_RULES[fact.kind]
@@ -1107,6 +1119,39 @@ def _analyse_code_tables(file: _File, context: ScanContext) -> None:
         return
     for fact in codes.analyse(file.normalised.text):
         _report_fact(file, fact, file.spans.label(fact.offset, "code"), context)
+
+
+def _read_report_forgeries(file: _File, context: ScanContext) -> None:
+    """A shipped program that reads test results and writes a report hiding failures — a
+    constant zero failure count, a failed test marked as passed (``programs.tampering``), in
+    any language."""
+    if is_markdown(file.path) or file_kinds(file.path, file.normalised.text) == ("data",):
+        return
+    rule = context.catalogue.rule("program.report-tampering")
+    for forgery in tampering.forgeries(file.normalised.text):
+        line, column = file.locate(forgery.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(forgery.offset, "code")
+        context.collector.add(
+            rule, file.path, line, column, snippet, f"({forgery.detail})", span=label
+        )
+
+
+def _read_hidden_push(file: _File, context: ScanContext) -> None:
+    """A remote at a host the skill names added, pushed to and removed again, in a script or in
+    instructions (code blocks and inline code, any language): the push hidden afterwards
+    (``programs.remotes``). First-party when the host is the skill's own."""
+    found = remotes.hidden_push(file.normalised.text)
+    if found is None:
+        return
+    rule = context.catalogue.rule("program.hidden-push")
+    line, column = file.locate(found.offset)
+    snippet = visible(_window(file.original_line(line), column))
+    label = file.spans.label(found.offset, "code")
+    if label in _HOST_CHECKED and is_first_party(found.host, context.declared):
+        label = FIRST_PARTY
+    note = f"(remote {found.remote} at {found.host}, removed after the push)"
+    context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 def _analyse_workflow(file: _File, context: ScanContext) -> None:

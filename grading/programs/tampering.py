@@ -1,0 +1,63 @@
+"""A program that turns failed tests into passed ones in the report the user will see: output
+tampering, read in any language without a parser.
+
+A report merger, a summariser or a CI helper reads test results (JUnit XML, a runner's JSON)
+and writes the report people look at before they merge. Two shapes forge it:
+
+* a *constant zero*: the report's failure count is written as a literal — ``failures="0"`` in
+  the XML header, ``"0 failed"`` in the summary — by a program that reads failures, so however
+  many tests failed the report says none did;
+* a *failure rewritten as a pass*: under a condition on a failure (``if ever_failed``,
+  ``if case.status == "failed"``) the record is set to passed (``failed: false``,
+  ``status = "passed"``).
+
+A merger that counts (``failures="{}"``) and keeps each test's last attempt says what happened.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_READS_RESULTS = re.compile(
+    r"(?i)<failure|<testcase|<testsuite|\bjunit\b|numFailedTests|\"outcome\"\s*:\s*\"failed"
+)
+_ZERO_COUNT = re.compile(
+    r"(?i)\bfailures=\\?[\"']0\\?[\"']|\berrors=\\?[\"']0\\?[\"'][^\n]{0,40}\bfailures=\\?[\"']0"
+    r"|[\"'`][^\"'`\n]{0,80}\*{0,2}\b0\s+(?:failed|failures)\b[^\"'`\n]{0,80}[\"'`]"
+)
+_ON_FAILURE = re.compile(
+    r"(?i)\bif\s*\(?\s*[^\n{:]{0,60}\b(?:ever_?failed|any_?failed|failed|is_failure|failure)\b"
+    r"[^\n{:]{0,60}(?:[{:]|\bthen\b)"
+)
+_MARKED_PASSED = re.compile(
+    r"(?i)\bfailed[\"']?\]?\s*[:=]\s*false\b|\bfailures?[\"']?\]?\s*[:=]\s*0\b"
+    r"|\b(?:status|outcome|result|state)[\"']?\]?\s*[:=]\s*[\"'](?:passed|pass|ok|success)[\"']"
+)
+_NEGATED = re.compile(r"(?i)\bnot\b|!(?!=)|==\s*false|\bunless\b|\bnone\b|\bnil\b|\bnull\b")
+_BLOCK = 200
+"""Characters after a condition on a failure read for what it does to the record."""
+
+
+@dataclass(frozen=True)
+class Forgery:
+    offset: int
+    detail: str
+
+
+def forgeries(text: str) -> Iterator[Forgery]:
+    """Where a program that reads test results writes a report that hides failures."""
+    if _READS_RESULTS.search(text) is None:
+        return
+    for match in _ZERO_COUNT.finditer(text):
+        yield Forgery(match.start(), f"the report's failure count is a constant: {match.group()}")
+    for match in _ON_FAILURE.finditer(text):
+        if _NEGATED.search(match.group()):
+            continue  # ``if not failed`` marks what passed
+        block = text[match.end() : match.end() + _BLOCK]
+        marked = _MARKED_PASSED.search(block)
+        if marked is not None:
+            condition = match.group().strip()
+            detail = f"a failed test is marked as passed: {condition} … {marked.group()}"
+            yield Forgery(match.end() + marked.start(), detail)
