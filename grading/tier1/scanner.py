@@ -1214,13 +1214,37 @@ def _analyse_notebook(file: _File, context: ScanContext) -> None:
         return
     cells = notebook_code(text)
     starts = [m.start() for m in _CODE_CELL.finditer(text)]
-    for index, code in enumerate(cells):
+    offsets = starts if len(starts) == len(cells) else [0] * len(cells)
+    for code, offset in zip(cells, offsets, strict=True):
         if not context.spend(file.path, len(code)):
             return
-        offset = starts[index] if len(starts) == len(cells) else 0
         _rescan(file, code, file.locate(offset), "a notebook code cell", context)
-        found = python_programs.blocks(code, ((0, len(code)),))
-        _report_recovered(file, offset, code, file.spans.label(offset, "python"), found, context)
+    _analyse_kernel(file, cells, offsets, context)
+
+
+_MAGIC = re.compile(r"(?m)^([ \t]*)[%!]")
+"""An IPython magic or shell escape (``%pip``, ``!ls``): not Python, so made a comment."""
+
+
+def _analyse_kernel(
+    file: _File, cells: list[str], offsets: list[int], context: ScanContext
+) -> None:
+    """The code cells read as the one program the kernel runs, in order: a name a cell binds
+    is there in every later cell, so a secret read in one cell and posted in another is one
+    flow. Each fact is reported at the cell it falls in."""
+    program, bounds, position = [], [], 0
+    for code in cells:
+        bounds.append(position)
+        program.append(_MAGIC.sub(r"\1#", code))
+        position += len(code) + 2
+    joined = "\n\n".join(program)
+    by_cell: dict[int, list[facts.Fact]] = {}
+    for fact in python_programs.blocks(joined, ((0, len(joined)),)):
+        by_cell.setdefault(bisect.bisect_right(bounds, fact.offset) - 1, []).append(fact)
+    for index, found in sorted(by_cell.items()):
+        offset = offsets[index]
+        label = file.spans.label(offset, "python")
+        _report_recovered(file, offset, cells[index], label, found, context)
 
 
 _BACKWARDS = re.compile(
