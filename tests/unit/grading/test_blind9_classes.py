@@ -31,6 +31,7 @@ from tests.unit.grading.test_recall_classes import outcome
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind9classes"
 MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
 HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+DUAL_USE = sorted(p for p in (FIXTURES / "dual-use").iterdir() if p.is_dir())
 ONE_SIGNAL = {"py-green-summary"}
 """Malicious skills whose evidence is one signal (a forged report): a person decides."""
 BLOCKED = {"reject", "tier1_fail"}
@@ -45,6 +46,13 @@ def test_a_malicious_skill_of_each_class_is_kept_from_auto_approval(folder: Path
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
 def test_an_honest_skill_of_each_class_is_auto_approved(folder: Path) -> None:
     assert outcome(folder) == "auto_approve"
+
+
+@pytest.mark.parametrize("folder", DUAL_USE, ids=lambda p: p.name)
+def test_a_dual_use_skill_of_each_class_goes_to_a_person(folder: Path) -> None:
+    """The user's own logged-in browser, declared in the description in any language we read,
+    and page evaluation (``page.$$eval``) that is not local ``eval``: a person looks, nobody rejects."""
+    assert outcome(folder) == "review"
 
 
 def test_an_expression_with_nothing_secret_does_not_hide_the_send_it_is_in() -> None:
