@@ -51,7 +51,8 @@ def test_an_honest_skill_of_each_class_is_auto_approved(folder: Path) -> None:
 @pytest.mark.parametrize("folder", DUAL_USE, ids=lambda p: p.name)
 def test_a_dual_use_skill_of_each_class_goes_to_a_person(folder: Path) -> None:
     """The user's own logged-in browser, declared in the description in any language we read,
-    and page evaluation (``page.$$eval``) that is not local ``eval``: a person looks, nobody rejects."""
+    and page evaluation (``page.$$eval``) that is not local ``eval``: a person looks, nobody
+    rejects."""
     assert outcome(folder) == "review"
 
 
