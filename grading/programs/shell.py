@@ -454,16 +454,24 @@ def _hosts(texts: list[str]) -> tuple[str, ...]:
     return tuple(h for t in texts if (h := sensitive.host_of(t)))
 
 
+def _publishes(name: str, texts: list[str]) -> bool:
+    """``gh gist create`` / ``gh gist edit``: the files named are uploaded to a gist, public or
+    secret, that anyone with its address can read — a send whatever the host."""
+    words = [t.strip("\"'") for t in texts[:3]]
+    return name == "gh" and "gist" in words and bool({"create", "edit"} & set(words))
+
+
 def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State) -> None:
     sending = (
         (name in _FETCHERS and _sends(texts))
         or name in _NET_SENDERS
         or (name == "rsync" and any(":" in t and "@" in t for t in texts))
         or name in _DNS
+        or _publishes(name, texts)
     )
     if not sending:
         return
-    hosts = _hosts(texts)
+    hosts = _hosts(texts) or (("gist.github.com",) if _publishes(name, texts) else ())
     state.fact(NETWORK_SEND, node, name, hosts)
     if _sends_store(texts):
         carried = carried | {SECRET}
