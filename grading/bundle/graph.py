@@ -115,6 +115,7 @@ class InstructionGraph:
             return ""
         name = path.rsplit("/", 1)[-1]
         said: list[str] = []
+        listed_as_step = False
         for source in sorted({edge.source for edge in self.edges if edge.target == path}):
             if not self.obeyed(source):
                 continue
@@ -123,10 +124,11 @@ class InstructionGraph:
                 if name in line:
                     said.extend(lines[index : index + 2])
                     lead_in = " ".join(_list_lead_in(lines, index))
-                    if lexicon.present(lead_in.lower()) & _APPLYING_A_LIST:
+                    if lexicon.present(lead_in.lower()) >= _APPLYING_A_LIST:
                         said.append(lead_in)
+                        listed_as_step = True
         text = "\n".join(said)[:4000]
-        return text if lexicon.present(text.lower()) & (APPLYING | _APPLYING_A_LIST) else ""
+        return text if listed_as_step or lexicon.present(text.lower()) & APPLYING else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,8 +139,9 @@ class InstructionGraph:
 
 
 _LIST_ITEM = re.compile(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]")
-_APPLYING_A_LIST = frozenset({"follow"})
-"""What a list's lead-in says of its documents to make them steps: "apply them in order"."""
+_APPLYING_A_LIST = frozenset({"follow", "back_reference"})
+"""What a list's lead-in says of its documents to make them steps: "apply them in order",
+"carry them out" (an order that points back at the items, not "load the files below")."""
 _LEAD_IN_REACH = 12
 
 
