@@ -1432,15 +1432,10 @@ def _check_installs(file: _File, context: ScanContext) -> None:
                 continue
             name = _VERSION_SPEC.sub("", word.rsplit("/", 1)[-1])
             imitated = names.imitated(name) if name.isascii() else None
-            if imitated is None or context.collector.settled(
-                rule, file.path, file.line_of(match.start())
-            ):
-                continue
-            line, column = file.locate(match.start())
-            snippet = visible(_window(file.original_line(line), column))
-            label = file.spans.label(match.start(), "code")
-            note = f"({name} imitates {imitated})"
-            context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+            if imitated is not None:
+                _report_imitation(
+                    file, rule, match.start(), f"({name} imitates {imitated})", context
+                )
 
 
 _SCOPE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9][A-Za-z0-9._-]{1,60})/[A-Za-z0-9]")
@@ -1456,15 +1451,23 @@ def _check_scopes(file: _File, context: ScanContext) -> None:
     rule = context.catalogue.rule("supply-chain.lookalike-scope")
     for match in _SCOPE.finditer(text):
         imitated = names.lookalike_scope(match.group(1))
-        if imitated is None or context.collector.settled(
-            rule, file.path, file.line_of(match.start())
-        ):
-            continue
-        line, column = file.locate(match.start())
-        snippet = visible(_window(file.original_line(line), column))
-        label = file.spans.label(match.start(), "code")
-        note = f"(@{match.group(1)} imitates @{imitated})"
-        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+        if imitated is not None:
+            _report_imitation(
+                file, rule, match.start(), f"(@{match.group(1)} imitates @{imitated})", context
+            )
+
+
+def _report_imitation(
+    file: _File, rule: Rule, offset: int, note: str, context: ScanContext
+) -> None:
+    """A name that imitates a well-known one (a package, a scope), reported once per line at
+    the name, labelled by the span it stands in."""
+    if context.collector.settled(rule, file.path, file.line_of(offset)):
+        return
+    line, column = file.locate(offset)
+    snippet = visible(_window(file.original_line(line), column))
+    label = file.spans.label(offset, "code")
+    context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
 def _match_original(file: _File, kinds: set[str], context: ScanContext) -> None:
