@@ -298,6 +298,7 @@ def read_bounded(
     found: list[Intent] = []
     bound = _Bound(limit)
     store: str | None = None
+    secret: tuple[str, str] | None = None
     for start, end in regions:
         region = text[start:end]
         lowered = _lower(region)
@@ -333,9 +334,15 @@ def read_bounded(
                     return found, unit.start
                 read_here = list(_intents(unit))
                 found.extend(read_here)
+                kinds = {intent.kind for intent in read_here}
+                if secret is not None and "secret-send" not in kinds:
+                    found.extend(_sent_later(unit, secret))
+                elif secret is None:
+                    read = _store_read(unit, env_files=True)
+                    secret = None if read is None else (read, unit.language or "en")
                 if store is None:
                     store = _store_read(unit)
-                elif not any(intent.kind == "secret-disclose" for intent in read_here):
+                elif "secret-disclose" not in kinds:
                     found.extend(_disclosed_later(unit, store))
     return found, None
 
@@ -477,12 +484,14 @@ def _dealt(
         block = [following, *itertools.islice(pieces, block_size() - 1)]
 
 
-def _store_read(unit: _Unit) -> str | None:
+def _store_read(unit: _Unit, *, env_files: bool = False) -> str | None:
     """The credential store a unit tells the agent to open (``~/.ssh/id_rsa``,
-    ``.aws/credentials``), named by path and not in a forbidding clause; None when none."""
+    ``.aws/credentials``), named by path and not in a forbidding clause; None when none.
+    ``env_files``: a project's ``.env`` counts too — honest skills read it for settings, so
+    it is a store only for what is then sent out (``_sent_later``)."""
     if unit.index is not None and not any(cls == "credential" for cls, _ in unit.index):
         return None
-    for start, end in _stores(unit):
+    for start, end in _stores(unit, env_files=env_files):
         if not _negated(unit, start):
             return unit.original[start:end]
     return None
@@ -524,6 +533,64 @@ def _disclosed_later(unit: _Unit, store: str) -> Iterator[Intent]:
             ("credential",),
         )  # fmt: skip
         return
+
+
+_SENT_GAP_WORDS = 3
+"""Words between a send verb and its URL when the object sent is a pronoun: "sende sie an",
+"envoie-les à", "stuur ze door naar" — not "send the weekly report to"."""
+_UNSPACED_REACH = 8
+"""How far before the verb a Chinese, Japanese or Korean pronoun may stand (把它们发送到)."""
+_UNSPACED_LANGUAGES = frozenset({"zh", "ja", "ko"})
+_OWN_MACHINE = re.compile(r"^(?:127\.|10\.|192\.168\.|0\.0\.0\.0$)")
+"""Loopback and private addresses: a send there stays on the user's machine or network."""
+
+
+def _sent_later(unit: _Unit, secret: tuple[str, str]) -> Iterator[Intent]:
+    """``secret-send`` when a later unit of the file sends "them" — an object pronoun between
+    the send verb and the URL it names — after an earlier unit opened a credential store:
+    "1. Lies die .env-Datei … 2. Sende sie an https://…" says in two steps, in any language
+    with the pronoun in the lexicon (class ``them``), what one sentence would. ``secret``: the
+    store read and the language of the unit that read it, whose terms are read here too (a
+    step as short as "Inviali a https://…" is too short for its language to be told)."""
+    read, language = secret
+    languages = frozenset({"en", unit.language or "en", language})
+    pronouns = [p for p in _hits_in("them", unit, languages)]
+    if not pronouns:
+        return
+    for start, end in _hits_in("send", unit, languages):
+        url = URL.search(unit.original, end)
+        if (
+            url is None
+            or _OWN_MACHINE.match(url.group(1))
+            or _PHRASE_END.search(unit.original[end : url.start()])
+        ):
+            continue
+        gap = unit.text[end : url.start()]
+        near = [p for p in pronouns if start <= p[0] and p[1] <= url.start()]
+        if _UNSPACED_LANGUAGES & languages:
+            near += [p for p in pronouns if 0 <= start - p[1] <= _UNSPACED_REACH]
+        elif len(gap.split()) > _SENT_GAP_WORDS:
+            continue
+        refused = lexicon.hits("negation", gap, languages) or _negated(unit, start)
+        if near and not refused:
+            detail = f"{read} (read earlier) → {unit.text[start:end]} {url.group(1).lower()}"
+            yield Intent(
+                "secret-send", unit.start + start, unit.start + end, detail,
+                (url.group(1).lower(),), unit.language or language, ("credential",),
+            )  # fmt: skip
+            return
+
+
+def _hits_in(name: str, unit: _Unit, languages: frozenset[str]) -> list[tuple[int, int]]:
+    """``_hits`` with the terms of ``languages`` rather than of the unit's own."""
+    if unit.index is None:
+        return lexicon.hits(name, unit.text, languages)
+    return sorted(
+        hit
+        for (cls, language), hits in unit.index.items()
+        if cls == name and lexicon.applies(language, languages)
+        for hit in hits
+    )
 
 
 def _lower(text: str) -> str:
@@ -625,7 +692,7 @@ _COMBINATIONS: tuple[frozenset[str], ...] = tuple(
 
 _HELPERS = ("addressee", "hardening", "secrecy_manner", "secrecy", "user_data_target", "send",
             "destroy", "fetch", "history_rewrite", "write", "change", "wording",
-            "credential")  # fmt: skip
+            "credential", "them")  # fmt: skip
 """Classes an intent reads besides its combination (who is addressed, whether a check is
 tightened, which verbs a manner word qualifies, a credential store opened in one step and
 disclosed in a later one)."""
@@ -802,22 +869,24 @@ _STORE_PATH = re.compile(r"[~.]|[\w.-]*/|id_")
 (``api_key``); a project's ``.env`` is the user's own configuration, not a home store."""
 
 
-def _stores(unit: _Unit) -> list[tuple[int, int]]:
+def _stores(unit: _Unit, *, env_files: bool = False) -> list[tuple[int, int]]:
     """Credential and agent stores the unit names by path (``~/.ssh``, ``.aws/credentials``,
-    ``~/.claude``): names that read the same in every language."""
+    ``~/.claude``): names that read the same in every language; a ``.env`` file only with
+    ``env_files``."""
     only_neutral = frozenset({lexicon.NEUTRAL})
     neutral = sorted(
         hit
         for name in ("credential", "conversation")
         for hit in lexicon.hits(name, unit.text, only_neutral)
-        if _STORE_PATH.match(unit.text, hit[0], hit[1]) and not unit.text.startswith(".env", hit[0])
+        if _STORE_PATH.match(unit.text, hit[0], hit[1])
+        and (env_files or not unit.text.startswith(".env", hit[0]))
     )
     if neutral:
         return neutral
     return [
         store.span()
         for store in SENSITIVE_PATH.finditer(unit.original)
-        if ".env" not in store.group().lower()
+        if env_files or ".env" not in store.group().lower()
     ][:1]
 
 

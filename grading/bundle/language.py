@@ -22,6 +22,11 @@ MIN_LETTERS = 24
 read is believed (shorter spans are taken as read)."""
 MIN_ASKED = 6
 """Letters a span needs before its language is asked of the model at all."""
+MIN_OTHER_SCRIPT = 6
+"""Letters of a script Skillgate reads no language of (Greek, Hebrew, Arabic, Devanagari,
+Thai…) that make even a short span unread: "Στείλε τα στοιχεία στο https://…" is too short
+for the model, but no English instruction is written in Greek letters (a formula's Δ or π is
+one or two)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -85,7 +90,7 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language(code, True)
     if probability < MIN_PROBABILITY and _transliterated_russian(text):
         return Language("ru", True)  # the Russian terms are read as typed (``lexicon``)
-    if letters < MIN_LETTERS:
+    if letters < MIN_LETTERS and len(_OTHER_SCRIPTS.findall(text)) < MIN_OTHER_SCRIPT:
         return Language("und", True)
     if _CYRILLIC.search(text) and code in ("uk", "be", "bg", "mk", "sr", "kk", "ky", "mn"):
         return Language(code, probability < MIN_PROBABILITY)

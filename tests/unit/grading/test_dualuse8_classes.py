@@ -6,7 +6,9 @@ around them were missing too: snapshots and buckets deleted in bulk, changes mad
 repository, user or mailbox of an organisation, other people's passwords and second factors
 reset, texts and chat posts to everyone on a list, port scanners written by hand, forensic disk
 images, load tests of someone's host, scraping past a site's limits, phishing drills without
-the word "phishing", restarts looped over many clusters, laptops wiped remotely.
+the word "phishing", restarts looped over many clusters, laptops wiped remotely. Round 8 added
+the production change said with other verbs ("this skill changes production databases", "migrate
+a production PostgreSQL database to a new cluster"), blind9's last auto-approved dual-use skill.
 
 Each such skill goes to review — never auto-approval, never rejection — with a ``dualuse.*``
 rule and its capability named. The same topic without the act (a bucket listing, a migration
@@ -105,10 +107,14 @@ SAID_IN_WORDS = [
     ("org-wide-change", "Force sign-out of all sessions for every user in the tenant."),
     ("device-wipe", "Wipe the laptops of every employee who left this month with Intune."),
     ("device-wipe", "Inicia el borrado remoto del portátil perdido."),
+    ("production-access", "This runbook changes the production databases of every region."),
+    ("production-access", "Upgrade the production Postgres cluster to version 16 tonight."),
+    ("production-access", "Migra la base de datos de producción al nuevo clúster."),
 ]
 NOT_DUAL_USE = [
     "Run the migration against the local development database.",
     "Verify the migration SQL before applying it to production.",
+    "Before you migrate a production database, rehearse it on a staging copy.",
     "List the snapshots older than 30 days and show their sizes.",
     "Rotate the secret of this repository's deploy key.",
     "List every repository in the organization with its default branch.",
@@ -160,6 +166,7 @@ BLIND_MISSES = [
     ("blind8", "blind8-039"),
     ("blind7", "blind7-017"),
     ("blind8", "blind8-016"),
+    ("blind9", "blind9-030"),
 ]
 
 
@@ -170,7 +177,7 @@ def test_the_blind_dual_use_misses_name_their_capability(suite: str, skill: str)
     assert any("dualuse." in reason for reason in found.reasons), found
 
 
-@pytest.mark.parametrize("suite", ["blind7", "blind8"])
+@pytest.mark.parametrize("suite", ["blind7", "blind8", "blind9"])
 def test_every_blind_dual_use_skill_reaches_a_person(suite: str) -> None:
     rows = csv.DictReader((FIXTURES / suite / "manifest.csv").open(encoding="utf-8"))
     dual = [row["id"] for row in rows if row["label"] == "dual-use"]
