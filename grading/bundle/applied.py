@@ -6,7 +6,9 @@ then it is code the agent will put into the user's project or run on the user's 
 changes in such code are read here, whatever language surrounds them:
 
 * ``weaken-security`` — the code makes a check accept anyone: tokens with ``alg: none`` or
-  without signature verification, every origin with credentials, a hard-coded password, a
+  without signature verification, every origin with credentials, any TLS certificate, a
+  content policy open to every source (in Python and JavaScript, and in C#, Java, Kotlin, Go
+  and Ruby, which no parser here reads), a hard-coded password, a
   custom header that returns before the check or whose branch takes the body unverified, a
   failed signature check whose handler goes on with the body anyway (fail-open); on the host,
   a system or shared folder made writable by everyone, sudo without a password for everything,
@@ -69,6 +71,22 @@ _WEAKENING = linear.compile(
     r"\s*\{[^}]{0,160}?(?:JSON\.parse\(|return\s+next\(\s*\))"
     r"|except\s+[\w.]*(?:Signature|Verification|InvalidToken|Jwt|JWT)\w*[^:\n]{0,60}:\s*\n\+?\s*"
     r"(?:pass\b|\w+\s*=\s*json\.loads\()"
+    # the same in the languages no parser here reads (C#, Java, Kotlin, Go, Ruby): token
+    # signatures not checked, any TLS certificate accepted, any origin with credentials
+    r"|ValidateIssuerSigningKey\s*=\s*false|RequireSignedTokens\s*=\s*false"
+    r"|SignatureValidator\s*=\s*\([^)\n]{0,40}\)\s*=>\s*new\s+[\w.]*JsonWebToken\("
+    r"|(?:ServerCertificateCustomValidationCallback|ServerCertificateValidationCallback)\s*\+?="
+    r"[^;\n]{0,120}(?:=>\s*true\b|DangerousAcceptAnyServerCertificateValidator)"
+    r"|(?:AllowAnyOrigin\(\s*\)|SetIsOriginAllowed\(\s*\w+\s*=>\s*true\s*\))[^;]{0,200}AllowCredentials\(\s*\)"
+    r"|AllowCredentials\(\s*\)[^;]{0,200}(?:AllowAnyOrigin\(\s*\)|SetIsOriginAllowed\(\s*\w+\s*=>\s*true\s*\))"
+    r"|allowedOriginPatterns\(\s*[\"']\*[\"']\s*\)[^;]{0,200}allowCredentials\(\s*true"
+    r"|allowCredentials\(\s*true\s*\)[^;]{0,200}allowedOriginPatterns\(\s*[\"']\*[\"']"
+    r"|checkServerTrusted\([^)\n]{0,120}\)\s*(?:throws\s+[\w.]+\s*)?\{\s*\}"
+    r"|\bNoopHostnameVerifier\b|ALLOW_ALL_HOSTNAME_VERIFIER"
+    r"|(?:setHostnameVerifier\(|hostnameVerifier\s*\{?)[^;\n]{0,60}->\s*true\b"
+    r"|InsecureSkipVerify\s*:\s*true|verify_mode\s*=\s*OpenSSL::SSL::VERIFY_NONE"
+    r"|JWT\.decode\([^)\n]{0,120},\s*(?:nil|[\"'][^\"'\n]{0,40}[\"']|[\w.]+)\s*,\s*false\b"
+    r"|Content-Security-Policy[^\n]{0,60}default-src\s+\*\s[^\n]{0,60}unsafe-eval"
 )
 """Code that makes a check accept anyone (see the module docstring)."""
 

@@ -234,6 +234,12 @@ _PLACING = re.compile(
 .github/workflows/"): lexicon classes ``write`` and ``change``, and the verbs of copying."""
 
 
+def places(said: str) -> bool:
+    """Whether ``said`` (what the instructions say where they name a file) puts the file into
+    the user's project or settings: a verb of writing, changing or copying."""
+    return bool(lexicon.present(said.lower()) & APPLYING) or _PLACING.search(said) is not None
+
+
 def _role_for(target: str, kind: str, shebang: bool = False) -> str:
     """``shebang``: the file starts with ``#!`` — a script whatever its name (``bash logo.svg``
     runs an image that is also a shell script)."""

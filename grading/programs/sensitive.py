@@ -104,6 +104,11 @@ def payment_destination(text: str) -> bool:
 PAYMENT_DESTINATION = "a payment destination"
 
 
+def is_command(text: str) -> bool:
+    """Whether ``text`` holds the words of a command line or of code (a program would run it)."""
+    return _COMMAND_WORDS.search(text) is not None or _CODE_WORDS.search(text) is not None
+
+
 def meaningful(decoded: str) -> str | None:
     """What a string recovered from a decoder is, when it matters: a sensitive path, a URL, a
     payment destination, a command or code (None for anything else — decoding a data blob is

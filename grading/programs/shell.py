@@ -26,6 +26,7 @@ The walk is linear in the script and bounded (MAX_NODES).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -234,7 +235,7 @@ def _call(name: str, args: list[_Value], node: Any, state: _State) -> None:
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
           "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
           "reflog", "push", "DROP ", "drop ", "dropdb", "printf", "powershell", "pwsh",
-          "node")  # fmt: skip
+          "node", "gs://", "s3://", "blob.core.windows.net", "storage blob upload")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -461,17 +462,58 @@ def _publishes(name: str, texts: list[str]) -> bool:
     return name == "gh" and "gist" in words and bool({"create", "edit"} & set(words))
 
 
+_BUCKET = re.compile(
+    r"(?i)^(?:gs|s3)://([\w.-]{3,63})|^https://(\w{3,24})\.blob\.core\.windows\.net"
+)
+_CLOUD_TOOLS = {"gsutil": (), "gcloud": ("storage",), "aws": ("s3",), "azcopy": (), "rclone": ()}
+_COPY_VERBS = frozenset({"cp", "mv", "rsync", "sync", "copy", "move"})
+
+
+def _uploads(name: str, texts: list[str]) -> str | None:
+    """The bucket a cloud storage copy uploads to (``gsutil cp -r dir gs://b/``, ``aws s3 cp f
+    s3://b``, ``azcopy copy f https://a.blob.core.windows.net/c``, ``az storage blob upload
+    --account-name a``): the last operand, when it is a bucket and a local file comes before."""
+    words = [t.strip("\"'") for t in texts]
+    if (
+        name == "az"
+        and words[:2] == ["storage", "blob"]
+        and words[2:3] in (["upload"], ["upload-batch"])
+    ):
+        index = words.index("--account-name") if "--account-name" in words else -1
+        return words[index + 1] if 0 <= index < len(words) - 1 else "a storage account"
+    if name not in _CLOUD_TOOLS:
+        return None
+    operands = [w for w in words if not w.startswith("-")]
+    group = _CLOUD_TOOLS[name]
+    if tuple(operands[: len(group)]) != group:
+        return None
+    operands = operands[len(group) :]
+    if len(operands) < 3 or operands[0] not in _COPY_VERBS:
+        return None
+    bucket = _BUCKET.match(operands[-1])
+    if bucket is None or _BUCKET.match(operands[-2]):
+        return None
+    return bucket.group(1) or bucket.group(2)
+
+
 def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State) -> None:
+    written = _unfolded(node, state) if "" in texts else texts  # a bucket path built at run time
+    bucket = _uploads(name, written if len(written) == len(texts) else texts)
     sending = (
         (name in _FETCHERS and _sends(texts))
         or name in _NET_SENDERS
         or (name == "rsync" and any(":" in t and "@" in t for t in texts))
         or name in _DNS
         or _publishes(name, texts)
+        or bucket is not None
     )
     if not sending:
         return
-    hosts = _hosts(texts) or (("gist.github.com",) if _publishes(name, texts) else ())
+    hosts = (
+        _hosts(texts)
+        or (("gist.github.com",) if _publishes(name, texts) else ())
+        or ((bucket,) if bucket else ())
+    )
     state.fact(NETWORK_SEND, node, name, hosts)
     if _sends_store(texts):
         carried = carried | {SECRET}

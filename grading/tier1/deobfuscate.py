@@ -2,7 +2,8 @@
 
 Besides layered encodings (``decoding``), payloads hide from pattern matching by construction:
 ``"cu" + "rl"`` (string joins), ``chr(99) + chr(117) + …`` or ``String.fromCharCode(99, 117, …)``
-(character codes; tables of them in any language, XORed or not: ``programs.codes``),
+(character codes; tables of them in any language, XORed or not: ``programs.codes``; base32,
+hex or base64 constants joined in a list: ``programs.encoded``),
 ``a=cu; b=rl; $a$b …`` or ``alias get=curl`` (shell variables and aliases).
 Each recovery here yields the text the construct stands for, with the offset where it starts;
 the scanner rescans it like decoded data, anchored at that place. Everything is bounded: only
@@ -15,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from grading.programs import codes
+from grading.programs import codes, encoded
 
 MAX_RECOVERED = 32
 MIN_LENGTH = 6
@@ -80,6 +81,9 @@ def _recoveries(text: str, language: str) -> Iterator[Recovered]:
     if language in ("code", "shell"):
         for item in codes.tables(text):  # no parser reads them: Lua, Ruby, Rust, Go…
             yield Recovered(item.offset, item.text, item.how)
+    if language == "code":
+        for spelled in encoded.spelled(text):  # base32, hex, base64 constants: Java, C#, Go…
+            yield Recovered(spelled.offset, spelled.text, spelled.how)
     if language == "shell" and ("$" in text or "alias" in text):
         yield from _shell_substitutions(text)
 

@@ -249,6 +249,30 @@ def markdown_views(text: str) -> list[View]:
     ]
 
 
+_HTML_COMMENT = linear.compile(r"(?s)<!--(.*?)-->")
+_PROGRAMS = (
+    "cat|tail|head|sed|awk|jq|xargs|tee|tar|zip|gzip|find|cp|rm|chmod|curl|wget|nc|ncat|socat|scp"
+    "|rsync|sftp|ssh|dig|nslookup|openssl|git|gh|aws|gsutil|gcloud|az|base64|printf|echo|env"
+    "|export|python3?|node|bash|sh|zsh|pwsh|powershell|npx|pip3?|npm"
+)
+_COMMAND_LINE = re.compile(
+    rf"(?m)^[ \t]*(?:\$[ \t]+)?(?:sudo[ \t]+)?(?:{_PROGRAMS})[ \t][^\n]*"
+    r"(?:\\\n[^\n]*|\n[ \t]*(?:\||&&)[^\n]*)*"
+)
+"""A command line: its first word a program the agent would run, with the lines that continue
+it (a trailing backslash, a next line that starts with a pipe)."""
+
+
+def comment_commands(text: str) -> list[tuple[int, int]]:
+    """The command lines inside the HTML comments of a Markdown file: hidden from whoever reads
+    it rendered, carried out by an agent that reads it raw."""
+    return [
+        (match.start(1) + line.start(), match.start(1) + line.end())
+        for match in _HTML_COMMENT.finditer(text)
+        for line in _COMMAND_LINE.finditer(match.group(1))
+    ]
+
+
 def _keep_only(text: str, spans: list[tuple[int, int]], blanked: str | None = None) -> str:
     """``text`` with everything outside ``spans`` blanked to spaces, newlines kept.
     ``blanked``: all of ``text`` blanked, to cut pieces from when it makes several views."""

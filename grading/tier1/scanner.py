@@ -17,7 +17,17 @@ from operator import add
 from grading import linear
 from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
-from grading.programs import codes, facts, makefile, modules, payment, remotes, tampering
+from grading.programs import (
+    codes,
+    described,
+    encoded,
+    facts,
+    makefile,
+    modules,
+    payment,
+    remotes,
+    tampering,
+)
 from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
@@ -32,6 +42,7 @@ from grading.tier1.deobfuscate import recover
 from grading.tier1.files import (
     View,
     _keep_only,
+    comment_commands,
     data_commands,
     data_strings_view,
     fenced_blocks,
@@ -249,6 +260,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
         _read_backwards(file, context)
         if is_markdown(path):
             _read_disguised_letters(file, context)
+            _analyse_comment_commands(file, context)
+            _analyse_described_scripts(file, context)
     _follow_flows(file, context)
     _analyse_programs(file, context)
     _analyse_unparsed(file, context)
@@ -796,8 +809,16 @@ _REMOVED_LINE = re.compile(r"(?m)^(?:[-\\ @]|diff |index |\+\+\+ |--- ).*$")
 def _applied(path: str, context: ScanContext) -> bool:
     """A file the agent puts into the user's project (a template, a snippet, a file the
     instructions tell it to write or add) rather than one it runs or reads, and a file of SQL
-    statements it runs."""
-    if graph.is_test(path) or context.graph is None or context.graph.role(path) != graph.EXECUTED:
+    statements it runs. Source in a language the agent does not run here (a C# class, a Go
+    file) is put into the project when the instructions name it from a template folder or
+    with a verb of placing ("copy `patches/Security.cs` into the project")."""
+    if graph.is_test(path) or context.graph is None:
+        return False
+    role = context.graph.role(path)
+    if role == graph.SHIPPED and unparsed_programs.is_unparsed_program(path, ""):
+        said = _introductions(path, context)  # C#, Java, Go… source copied into the project
+        return bool(said) and (_TEMPLATE_FOLDER.search(path) is not None or graph.places(said))
+    if role != graph.EXECUTED:
         return False
     if _TEMPLATE_FOLDER.search(path) or path.lower().endswith(_STATEMENTS):
         return True
@@ -853,7 +874,8 @@ def _read_payment_fields(file: _File, context: ScanContext) -> None:
     """A shipped program, or a data file the agent applies, that fixes where money goes
     (``bundle.applied``): a payout, settlement or recipient field set to a literal address is a
     swap whatever the skill calls it; so is a payee the input names, replaced by an account
-    the program carries (``programs.payment``), in any language."""
+    the program carries, or a payee chosen by the amount from settings that hold the skill's
+    own account (``programs.payment``), in any language."""
     text = file.normalised.text
     found = [
         (item.start, item.detail)
@@ -861,6 +883,7 @@ def _read_payment_fields(file: _File, context: ScanContext) -> None:
         if item.kind == "redirect-payment"
     ]
     found.extend((swap.offset, swap.detail) for swap in payment.swaps(text))
+    found.extend((swap.offset, swap.detail) for swap in payment.configured(text, context.texts))
     rule = context.catalogue.rule(_INTENT_RULES["redirect-payment"])
     for start, detail in found:
         if context.collector.settled(rule, file.path, file.line_of(start)):
@@ -1062,6 +1085,31 @@ def _analyse_unparsed(file: _File, context: ScanContext) -> None:
         _report_fact(file, fact, SHIPPED_CODE, context)
 
 
+def _analyse_comment_commands(file: _File, context: ScanContext) -> None:
+    """Command lines in the HTML comments of an obeyed Markdown file (``files.comment_commands``)
+    read as the shell they are: the rendered page hides them, the agent reads the raw file and
+    runs them, so what they do is an instruction's."""
+    if "<!--" not in file.normalised.text:
+        return
+    regions = comment_commands(file.normalised.text)
+    if not regions or not context.spend(file.path, sum(end - start for start, end in regions)):
+        return
+    for fact in shell_programs.blocks(file.normalised.text, tuple(regions)):
+        _report_fact(file, fact, file.spans.label(fact.offset, "prose"), context)
+
+
+def _analyse_described_scripts(file: _File, context: ScanContext) -> None:
+    """A script a step of obeyed prose tells the agent to write, read from the pieces the step
+    quotes (``programs.described``): a secret source and a send in it are reported as for a
+    program in a language without a parser."""
+    regions = next((view.spans for view in file.views if view.kind == "prose"), ())
+    if not regions or "`" not in file.normalised.text:
+        return
+    shipped = {path.rsplit("/", 1)[-1] for path in context.texts}
+    for fact in described.scripts(file.normalised.text, regions, shipped):
+        _report_fact(file, fact, file.spans.label(fact.offset, "prose"), context)
+
+
 def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext) -> None:
     """A program fact at its place in ``file`` with the label of the span it is in
     (first-party when every host it names is the skill's own)."""
@@ -1110,14 +1158,15 @@ _PARSED = frozenset({"python", "javascript"})
 
 
 def _analyse_code_tables(file: _File, context: ScanContext) -> None:
-    """A program in a language with no parser here (Lua, Ruby, Rust, Go…) read for what its
-    tables of character codes spell, XORed or not, and whether it runs that (``programs.codes``):
-    the disguise is the same in every language."""
+    """A program in a language with no parser here (Lua, Ruby, Rust, Go, Java, C#…) read for
+    what its tables of character codes spell, XORed or not (``programs.codes``), and what its
+    base32, hex or base64 constants spell (``programs.encoded``), and whether it runs that: the
+    disguise is the same in every language."""
     if is_markdown(file.path) or any(view.kind in _PARSED for view in file.views):
         return  # Python and JavaScript decoders are followed by their own analyses
     if not context.spend(file.path, len(file.normalised.text)):
         return
-    for fact in codes.analyse(file.normalised.text):
+    for fact in [*codes.analyse(file.normalised.text), *encoded.analyse(file.normalised.text)]:
         _report_fact(file, fact, file.spans.label(fact.offset, "code"), context)
 
 
