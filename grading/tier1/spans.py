@@ -622,9 +622,12 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def sentence_around(
     text: str, start: int, end: int, reach: int = _SENTENCE_REACH
 ) -> tuple[int, int]:
-    """The sentence holding ``text[start:end]`` (bounded to ``reach`` characters each side)."""
+    """The sentence holding ``text[start:end]`` (bounded to ``reach`` characters each side).
+    The ends before it are looked for in a slice reaching past ``start``: a slice ending there
+    would end the line wrapped just before a cue as if the paragraph stopped."""
     low = max(0, start - reach)
-    before = [m.end() for m in _SENTENCE_END.finditer(text, low, start)]
+    ends = _SENTENCE_END.finditer(text, low, min(len(text), start + reach))
+    before = list(itertools.takewhile(lambda found: found <= start, (m.end() for m in ends)))
     after = _SENTENCE_END.search(text, end, min(len(text), end + reach))
     return (before[-1] if before else low, after.end() if after else min(len(text), end + reach))
 
