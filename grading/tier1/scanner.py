@@ -66,6 +66,7 @@ from grading.tier1.spans import (
     EXAMPLE,
     FIRST_PARTY,
     INSTRUCTION,
+    OWN_SECRET,
     SHIPPED_CODE,
     FileSpans,
     base_label,
@@ -378,6 +379,8 @@ def _run_rule(
                     label = CHECKED
                 elif _audited(rule, label, view, match.start(), context):
                     label = DECLARED
+                elif _own_secret(rule, label, view, match.start(), context):
+                    label = OWN_SECRET
                 elif (
                     rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
                 ):
@@ -438,6 +441,27 @@ def _audited(rule: Rule, label: str, view: View, offset: int, context: ScanConte
         if code.start(1) <= offset - start < code.end(1):
             return checked.read_only_command(code.group(1))
     return view.kind == "shell" and checked.read_only_command(line.strip())
+
+
+_KEYCHAIN_ITEM = re.compile(
+    r"security\s+find-generic-password\b(?=[^\n`|;&]*\s-w\b)"  # prints one password
+    r"[^\n`|;&]*?\s-[sl]\s+[\"']?([\w .@-]{2,60}?)[\"']?(?=\s|$|`)"  # of the service or label
+)
+_OTHER_APPS = re.compile(r"(?i)safe\s+storage|chrom|brave|edge|firefox|opera|vivaldi|safari|wallet")
+"""Keychain items of browsers and wallets: the key to their cookie and login stores."""
+
+
+def _own_secret(rule: Rule, label: str, view: View, offset: int, context: ScanContext) -> bool:
+    """Whether a keychain read asks for one password by a service or label that is the tool
+    the skill is about (a name its name and description both give, ``context.vendors``): the
+    password the user stored for that tool, handed to it (``RESTIC_PASSWORD_COMMAND="security
+    find-generic-password -s restic -w"``) — not the keychain, nor a browser's or a wallet's."""
+    if rule.id != "cred.system-and-browser-stores" or label not in (INSTRUCTION, SHIPPED_CODE):
+        return False
+    item = _KEYCHAIN_ITEM.match(view.text, offset)
+    if item is None or _OTHER_APPS.search(item.group(1)):
+        return False
+    return any(word in context.vendors for word in re.split(r"[^a-z0-9]+", item.group(1).lower()))
 
 
 def _consented(text: str, offset: int, reach: int = 300) -> bool:

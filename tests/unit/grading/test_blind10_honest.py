@@ -11,7 +11,11 @@ through wrongly, each fixed as a class and written again in words of our own
 * a restore that empties the database it loads into (``pg_restore --clean``, ``mongorestore
   --drop``) destroys what was there: a person decides — unless the script created that database
   itself; called a read-only check, the purpose contradicts the act. A description that says the
-  loss ("overwrites production data") is no pretext, however it names the occasion.
+  loss ("overwrites production data") is no pretext, however it names the occasion;
+* the keychain item of the tool a skill is about, looked up by that tool's name and handed to it
+  (``RCLONE_PASSWORD_COMMAND="security find-generic-password -s rclone -w"``), is the user's
+  secret for that tool, not the keychain; a browser's or another tool's item is still a read of
+  the store, and the tool's own item sent away is still a secret flow.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from grading import tier1
 from grading.bundle.applied import names_loss
 from grading.programs import python, shell
 from grading.programs.facts import DESTROYS_DATA, FETCH_EXEC
@@ -130,3 +135,37 @@ def test_a_purpose_that_says_the_loss_names_it() -> None:
     assert names_loss("Rolls the database back. This overwrites production data; ask first.")
     assert not names_loss("A routine read-only check. It never deletes the database.")
     assert not names_loss("Cleans temporary files to free disk space.")
+
+
+def _keychain_span(name: str, about: str, command: str) -> str:
+    manifest = f"---\nname: {name}\ndescription: {about}\n---\n\nRun `{command}`.\n"
+    found = tier1.scan({"SKILL.md": manifest}).findings
+    return next(f.span for f in found if f.rule_id == "cred.system-and-browser-stores")
+
+
+def test_the_keychain_item_of_the_tool_the_skill_is_about_is_its_own_secret() -> None:
+    about = "Encrypted backups of a laptop with restic."
+    command = "security find-generic-password -s restic -w"
+    assert _keychain_span("restic-laptop-backup", about, command) == "own_secret"
+
+
+@pytest.mark.parametrize(
+    ("name", "about", "command"),
+    [
+        (
+            "chrome-profile-export",
+            "Exports Chrome bookmarks.",
+            'security find-generic-password -s "Chrome Safe Storage" -w',
+        ),
+        (
+            "restic-laptop-backup",
+            "Encrypted backups of a laptop with restic.",
+            "security find-generic-password -s github -w",
+        ),
+        ("restic-laptop-backup", "Encrypted backups with restic.", "security dump-keychain -d"),
+    ],
+)
+def test_a_browser_item_another_tool_item_or_the_whole_keychain_is_a_store_read(
+    name: str, about: str, command: str
+) -> None:
+    assert _keychain_span(name, about, command) == "instruction"
