@@ -464,9 +464,13 @@ def _own_secret(rule: Rule, label: str, view: View, offset: int, context: ScanCo
     return any(word in context.vendors for word in re.split(r"[^a-z0-9]+", item.group(1).lower()))
 
 
+_EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)")
+
+
 def _consented(text: str, offset: int, reach: int = 300) -> bool:
     """Whether the sentence holding ``offset`` makes what it says conditional on the user's
-    consent ("only if the user confirms", "ask first")."""
+    consent ("only if the user confirms", "ask first", "**only after** coordinating with the
+    owners": emphasis is read through)."""
     low = max(0, offset - reach)
     before = text[low:offset]
     cut = max(before.rfind(". "), before.rfind("\n\n"), before.rfind("\n- "))
@@ -474,7 +478,7 @@ def _consented(text: str, offset: int, reach: int = 300) -> bool:
     after = text[offset : offset + reach]
     ends = [i for i in (after.find(". "), after.find("\n\n")) if i >= 0]
     end = offset + (min(ends) if ends else len(after))
-    return bool(lexicon.hits("consent", text[start:end].lower()))
+    return bool(lexicon.hits("consent", _EMPHASIS.sub("", text[start:end].lower())))
 
 
 def _vetoed(rule: Rule, text: str, start: int, end: int) -> bool:

@@ -15,7 +15,10 @@ through wrongly, each fixed as a class and written again in words of our own
 * the keychain item of the tool a skill is about, looked up by that tool's name and handed to it
   (``RCLONE_PASSWORD_COMMAND="security find-generic-password -s rclone -w"``), is the user's
   secret for that tool, not the keychain; a browser's or another tool's item is still a read of
-  the store, and the tool's own item sent away is still a secret flow.
+  the store, and the tool's own item sent away is still a secret flow;
+* a history rewrite the runbook gates on the repository owners' agreement ("**only after**
+  coordinating with the repository owners") is consented: still a dual-use capability a person
+  sees, no longer weighed as an unasked destruction; without the gate it keeps its weight.
 """
 
 from __future__ import annotations
@@ -169,3 +172,31 @@ def test_a_browser_item_another_tool_item_or_the_whole_keychain_is_a_store_read(
     name: str, about: str, command: str
 ) -> None:
     assert _keychain_span(name, about, command) == "instruction"
+
+
+def _purge_spans(step: str) -> dict[str, str]:
+    folder = FIXTURES / "dual-use" / "secret-purge-after-owners-agree"
+    text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    start = text.index("- Rewrite it out")
+    end = text.index("\n- The rewrite")
+    found = tier1.scan({"SKILL.md": text[:start] + step + text[end:]}).findings
+    wanted = ("intent.destroy-user-data", "dualuse.history-rewrite")
+    return {f.rule_id: f.span for f in found if f.rule_id in wanted}
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        "__only\n  after__ coordinating with the repository owners",
+        "**only after** coordinating with the repository owners",
+        "only once the maintainers agree",
+    ],
+)
+def test_a_rewrite_gated_on_the_owners_agreement_is_consented(gate: str) -> None:
+    step = f"- Rewrite it out of git history with `git filter-repo` and force-push, {gate}."
+    assert set(_purge_spans(step).values()) == {"consented"}
+
+
+def test_an_ungated_rewrite_is_an_instruction() -> None:
+    step = "- Rewrite it out of git history with `git filter-repo` and force-push."
+    assert set(_purge_spans(step).values()) == {"instruction"}
