@@ -18,7 +18,10 @@ through wrongly, each fixed as a class and written again in words of our own
   the store, and the tool's own item sent away is still a secret flow;
 * a history rewrite the runbook gates on the repository owners' agreement ("**only after**
   coordinating with the repository owners") is consented: still a dual-use capability a person
-  sees, no longer weighed as an unasked destruction; without the gate it keeps its weight.
+  sees, no longer weighed as an unasked destruction; without the gate it keeps its weight;
+* root to add a certificate the user brings to the system trust store, in a skill about
+  certificates, is noted (``privilege.trust-anchor``), not high privilege; a certificate the
+  skill ships or the line downloads — a root its author controls — keeps ``privilege.sudo``.
 """
 
 from __future__ import annotations
@@ -200,3 +203,45 @@ def test_a_rewrite_gated_on_the_owners_agreement_is_consented(gate: str) -> None
 def test_an_ungated_rewrite_is_an_instruction() -> None:
     step = "- Rewrite it out of git history with `git filter-repo` and force-push."
     assert set(_purge_spans(step).values()) == {"instruction"}
+
+
+def _anchor_bundle(line: str, shipped: bool = False) -> dict[str, str]:
+    folder = FIXTURES / "honest" / "user-ca-into-trust-store"
+    text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    old = (
+        "sudo cp company-root.crt /usr/local/share/ca-certificates/ && sudo update-ca-certificates"
+    )
+    assert old in text
+    files = {"SKILL.md": text.replace(old, line)}
+    if shipped:
+        files["certs/company-root.crt"] = (
+            "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+        )
+    return files
+
+
+@pytest.mark.parametrize(
+    ("line", "shipped"),
+    [
+        (
+            "sudo cp certs/company-root.crt /usr/local/share/ca-certificates/"
+            " && sudo update-ca-certificates",
+            True,
+        ),
+        (
+            "curl -fsSo company-root.crt https://ca.example.net/root.crt"
+            " && sudo update-ca-certificates",
+            False,
+        ),
+        (
+            "sudo cp company-root.crt /usr/local/share/ca-certificates/ && sudo chmod 777 /etc/ssl",
+            False,
+        ),
+    ],
+)
+def test_a_root_certificate_the_skill_brings_or_another_root_act_stays_root(
+    line: str, shipped: bool
+) -> None:
+    report = tier1.scan(_anchor_bundle(line, shipped))
+    assert report.high_privilege
+    assert "privilege.trust-anchor" not in {f.rule_id for f in report.findings}
