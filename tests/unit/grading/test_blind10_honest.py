@@ -7,7 +7,8 @@ through wrongly, each fixed as a class and written again in words of our own
   not an order — while the same setting ordered in a sentence of its own stays a weakening under
   a pretext, whatever the next sentence says about it;
 * a process started from an argument list runs its program: names read from a web API and
-  handed to ``dig`` or ``ping`` are data, not code; handed to ``sh -c`` they are run;
+  handed to ``dig`` or ``ping`` are data, not code; handed to ``sh -c``, a launcher such as
+  ``env`` or ``xargs``, or a coding agent's prompt they are run;
 * a restore that empties the database it loads into (``pg_restore --clean``, ``mongorestore
   --drop``) destroys what was there: a person decides — unless the script created that database
   itself; called a read-only check, the purpose contradicts the act. A description that says the
@@ -99,6 +100,7 @@ def test_fetched_arguments_of_a_named_program_are_data(call: str) -> None:
         'subprocess.run(["python3.12", "-c", h])',
         'subprocess.run(["env", h])',
         'subprocess.run(["xargs", h])',
+        'subprocess.run(["claude", "-p", h])',
         'subprocess.run(["dig", h], shell=True)',
         'subprocess.run([h, "--version"])',
         "subprocess.run(h, shell=True)",
