@@ -148,8 +148,7 @@ def read_code(
         kind = "weaken-pretext" if pretexted else "weaken-security"
         yield _intent(kind, start, weakening, language)
     if destruction is not None:
-        said = pretexted and not names_loss(context)
-        kind = "destroy-pretext" if said else "destroy-user-data"
+        kind = "destroy-pretext" if pretexted else "destroy-user-data"
         yield _intent(kind, start, destruction, language)
     payment = _PAYMENT.search(body)
     if payment is not None:
@@ -253,15 +252,17 @@ def pretext(context: str) -> bool:
     return "pretext" in classes and "consent" not in classes
 
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n[ \t]*\n")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？；]|\n[ \t]*\n")
 
 
-def names_loss(context: str) -> bool:
-    """A sentence of ``context`` says, unnegated, that the user's data is destroyed
-    ("Overwrites production data", "drops the database"): the loss is said openly, not passed
-    off as upkeep — as a purpose that names the control it switches off is no pretext for a
-    weakening. A person still decides on the destruction."""
-    for sentence in _SENTENCE.split(context.lower()):
+def names_loss(description: str) -> bool:
+    """A sentence of the skill's description says, unnegated, that the user's data is
+    destroyed ("Overwrites production data", "drops the database"): the loss is said openly,
+    not passed off as upkeep — as a purpose that names the control it switches off is no pretext
+    for a weakening. A person still decides on the destruction. Only the description counts: an
+    instruction that names the production database while calling its drop a clean-up ("free
+    space: run this against the production database") still calls it upkeep."""
+    for sentence in _SENTENCE.split(description.lower()):
         classes = lexicon.present(sentence)
         if {"destroy", "user_data_target"} <= classes and "negation" not in classes:
             return True

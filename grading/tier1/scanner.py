@@ -959,12 +959,12 @@ def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
     redirected, whatever the skill says it is for. A destruction of the user's data is a
     capability a person decides on, unless what the skill says of the program — its
     description, the instructions that run it — calls it upkeep (a clean-up of regenerable
-    cache, a repair, a read-only check) with no consent of the user and nowhere says the loss
-    ("overwrites production data"): then the stated purpose contradicts the act
-    (``bundle.applied``)."""
+    cache, a repair, a read-only check) with no consent of the user, and its description does
+    not say the loss ("overwrites production data"): then the stated purpose contradicts the
+    act (``bundle.applied``)."""
     if fact.kind == facts.DESTROYS_DATA:
         said = " ".join((context.purpose, _introductions(file.path, context)))
-        pretexted = applied.pretext(said) and not applied.names_loss(said)
+        pretexted = applied.pretext(said) and not applied.names_loss(context.purpose)
         return "program.destroy-pretext" if pretexted else "program.destroy-user-data"
     if fact.kind == facts.REPO_FLOW and file.path.rsplit("/", 1)[-1] in _GIT_HOOKS:
         return "program.repo-upload-hook"  # sent again on every commit or push from now on
