@@ -107,13 +107,16 @@ PRIVILEGES: dict[str, bool] = {
     "embedded_credentials": True,
     "package_install": False,
     "user_schedule": False,
+    "trust_anchor": False,
 }
 """Privileges a rule may grant a skill, and whether each sends an otherwise auto-approvable skill
 to a reviewer. ``package_install`` (root for a package manager's install) is only noted: the
 grading rule (docs/grading.md), in scripts as in prose, is that installing a system package is
 not, by itself, high privilege — the reviewer still sees it listed. ``user_schedule`` (a job in
 the user's own service manager that the description names, from units the skill ships and Tier 1
-read) is only noted too: the job is what the skill is for (``tier1/schedules.py``)."""
+read) is only noted too: the job is what the skill is for (``tier1/schedules.py``). So is
+``trust_anchor`` (root to add a certificate the user brings to the system trust store, in a
+skill about certificates: ``tier1/trust.py``)."""
 
 
 SIGNALS: dict[str, str] = {

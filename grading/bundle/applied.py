@@ -29,6 +29,7 @@ a capability.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from grading import linear
@@ -267,6 +268,23 @@ def pretext(context: str) -> bool:
     """A purpose of upkeep or protection is said, and no consent of the user."""
     classes = lexicon.present(context.lower())
     return "pretext" in classes and "consent" not in classes
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|[。！？；]|\n[ \t]*\n")
+
+
+def names_loss(description: str) -> bool:
+    """A sentence of the skill's description says, unnegated, that the user's data is
+    destroyed ("Overwrites production data", "drops the database"): the loss is said openly,
+    not passed off as upkeep — as a purpose that names the control it switches off is no pretext
+    for a weakening. A person still decides on the destruction. Only the description counts: an
+    instruction that names the production database while calling its drop a clean-up ("free
+    space: run this against the production database") still calls it upkeep."""
+    for sentence in _SENTENCE.split(description.lower()):
+        classes = lexicon.present(sentence)
+        if {"destroy", "user_data_target"} <= classes and "negation" not in classes:
+            return True
+    return False
 
 
 def _intent(kind: str, offset: int, match: linear.LinearMatch, language: str) -> Intent:

@@ -1001,7 +1001,7 @@ def _sink(
 def _exec(
     node: ast.Call, name: str, args: list[Value], keywords: dict[str | None, Value], state: _State
 ) -> None:
-    value = _merge(args + list(keywords.values()))
+    value = _merge(_executed(name, args, keywords))
     if FETCHED in value.labels:
         _fact(state, FETCH_EXEC, node, f"{name} runs text fetched from the network", value.hosts)
     elif DECODED in value.labels:
@@ -1014,6 +1014,21 @@ def _exec(
 
         for fact in shell.analyse(command):
             _fact(state, fact.kind, node, f"{name}: {fact.detail}", fact.hosts)
+
+
+def _executed(name: str, args: list[Value], keywords: dict[str | None, Value]) -> list[Value]:
+    """What a call runs as code or as a command. A process started from an argument list with
+    no shell, whose program is named and is no interpreter or launcher (``sensitive.LAUNCHERS``),
+    runs that program: the rest of the list is its data (``["dig", "+short", "A", name]`` with a
+    name read from a certificate log resolves it, it does not run it). Anything else runs all
+    it is given."""
+    items = args[0].items if args and name.startswith("subprocess.") else None
+    if not items or items[0].text is None or "shell" in keywords:
+        return args + list(keywords.values())
+    program = re.split(r"[\\/]", items[0].text.strip().lower())[-1].removesuffix(".exe")
+    if program in sensitive.LAUNCHERS or program.rstrip("0123456789.") in sensitive.LAUNCHERS:
+        return args + list(keywords.values())
+    return [items[0], *(keywords[k] for k in ("executable",) if k in keywords)]
 
 
 def _command_line(value: Value) -> str | None:

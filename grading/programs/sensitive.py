@@ -45,6 +45,18 @@ INTERPRETERS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "python2", "node", "perl", "ruby",
      "php", "pwsh", "powershell", "iex", "invoke-expression", "source", "."}
 )  # fmt: skip
+LAUNCHERS = INTERPRETERS | frozenset(
+    {"fish", "csh", "tcsh", "lua", "tclsh", "expect", "osascript", "cmd", "deno", "bun", "awk",
+     "gawk", "sed", "find", "xargs", "parallel", "env", "exec", "eval", "sudo", "doas", "su",
+     "nohup", "timeout", "nice", "ionice", "time", "watch", "setsid", "chroot", "stdbuf", "ssh",
+     "docker", "podman", "kubectl", "npx", "bunx", "uvx", "pipx", "make", "mshta", "wscript",
+     "cscript", "rundll32", "msiexec", "claude", "codex", "gemini", "openclaw", "aider", "goose",
+     "opencode", "cursor-agent"}
+)  # fmt: skip
+"""Programs that run code or a command given in their arguments (interpreters, wrappers such as
+``env``, ``xargs`` or ``sudo``, remote and container runners, coding agents that act on the
+prompt they are given): any other program given an argument list runs itself, and what it is
+given there is data."""
 
 URL = re.compile(r"(?i)\b(?:https?|wss?|ftp)://([a-z0-9][a-z0-9.-]{0,252})")
 _COMMAND_WORDS = re.compile(

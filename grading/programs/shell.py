@@ -117,6 +117,8 @@ class _State:
     """Hosts downloads came from (an execution of downloaded text names them)."""
     git: list[tuple[list[str], Any]] = field(default_factory=list)
     """The git commands of the script (their words after ``git``), for ``destruction``."""
+    created: set[str] = field(default_factory=set)
+    """Databases the script creates itself (``createdb``): restoring over one loses nothing."""
     functions: dict[str, _Function] = field(default_factory=dict)
     calling: tuple[str, ...] = ()
     """The functions being walked for a call, innermost last (no recursion)."""
@@ -234,8 +236,9 @@ def _call(name: str, args: list[_Value], node: Any, state: _State) -> None:
 
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
           "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
-          "reflog", "push", "DROP ", "drop ", "dropdb", "printf", "powershell", "pwsh",
-          "node", "gs://", "s3://", "blob.core.windows.net", "storage blob upload")  # fmt: skip
+          "reflog", "push", "DROP ", "drop ", "dropdb", "pg_restore", "mongorestore", "printf",
+          "powershell", "pwsh", "node", "gs://", "s3://", "blob.core.windows.net",
+          "storage blob upload")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -646,6 +649,12 @@ def _destroys(name: str, texts: list[str], node: Any, state: _State) -> None:
     ):
         state.fact(DESTROYS_DATA, node, f"{name} drops a schema or a database")
         return
+    if name == "createdb":
+        state.created.update(t for t in texts if t and not t.startswith("-"))
+    overwritten = _restored_over(name, texts)
+    if overwritten is not None and overwritten not in state.created:
+        state.fact(DESTROYS_DATA, node, f"{name} replaces a database: {overwritten or '?'}")
+        return
     lost: str | None = None
     operands = [t for t in texts if t and not t.startswith("-")]
     if name == "rm" and any(_recursive(t) for t in texts):
@@ -664,6 +673,35 @@ def _destroys(name: str, texts: list[str], node: Any, state: _State) -> None:
         )
     if lost is not None:
         state.fact(DESTROYS_DATA, node, f"{name} deletes {lost}")
+
+
+_RESTORE_SWITCHES = frozenset("acCeOsvx1")
+"""pg_restore's one-letter options that take no value (so may be written together: ``-cC``)."""
+
+
+def _restored_over(name: str, texts: list[str]) -> str | None:
+    """The database a restore empties before it loads a dump (``pg_restore --clean -d db``,
+    ``mongorestore --drop``): its name, "" when the script computes it, None for a restore that
+    only adds (no clean, no drop) or any other command. What was in it is gone unless a
+    snapshot was taken — whatever the dump holds."""
+    if name == "mongorestore":
+        return "" if "--drop" in texts else None
+    if name != "pg_restore":
+        return None
+    switches = [t[1:] for t in texts if t[:1] == "-" and t[1:2] != "-" and len(t) > 1]
+    cleans = "--clean" in texts or any(
+        "c" in flags and set(flags) <= _RESTORE_SWITCHES for flags in switches
+    )
+    if not cleans:
+        return None
+    for index, text in enumerate(texts):
+        if text in ("-d", "--dbname") and index + 1 < len(texts):
+            return texts[index + 1]
+        if text.startswith("--dbname="):
+            return text.removeprefix("--dbname=")
+        if text.startswith("-d") and len(text) > 2:
+            return text[2:]
+    return ""
 
 
 def _recursive(flag: str) -> bool:

@@ -77,6 +77,7 @@ from grading.tier1.spans import (
     EXAMPLE,
     FIRST_PARTY,
     INSTRUCTION,
+    OWN_SECRET,
     SHIPPED_CODE,
     FileSpans,
     base_label,
@@ -391,6 +392,8 @@ def _run_rule(
                     label = CHECKED
                 elif _audited(rule, label, view, match.start(), context):
                     label = DECLARED
+                elif _own_secret(rule, label, view, match.start(), context):
+                    label = OWN_SECRET
                 elif (
                     rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
                 ):
@@ -453,9 +456,34 @@ def _audited(rule: Rule, label: str, view: View, offset: int, context: ScanConte
     return view.kind == "shell" and checked.read_only_command(line.strip())
 
 
+_KEYCHAIN_ITEM = re.compile(
+    r"security\s+find-generic-password\b(?=[^\n`|;&]*\s-w\b)"  # prints one password
+    r"[^\n`|;&]*?\s-[sl]\s+[\"']?([\w .@-]{2,60}?)[\"']?(?=\s|$|`)"  # of the service or label
+)
+_OTHER_APPS = re.compile(r"(?i)safe\s+storage|chrom|brave|edge|firefox|opera|vivaldi|safari|wallet")
+"""Keychain items of browsers and wallets: the key to their cookie and login stores."""
+
+
+def _own_secret(rule: Rule, label: str, view: View, offset: int, context: ScanContext) -> bool:
+    """Whether a keychain read asks for one password by a service or label that is the tool
+    the skill is about (a name its name and description both give, ``context.vendors``): the
+    password the user stored for that tool, handed to it (``RESTIC_PASSWORD_COMMAND="security
+    find-generic-password -s restic -w"``) — not the keychain, nor a browser's or a wallet's."""
+    if rule.id != "cred.system-and-browser-stores" or label not in (INSTRUCTION, SHIPPED_CODE):
+        return False
+    item = _KEYCHAIN_ITEM.match(view.text, offset)
+    if item is None or _OTHER_APPS.search(item.group(1)):
+        return False
+    return any(word in context.vendors for word in re.split(r"[^a-z0-9]+", item.group(1).lower()))
+
+
+_EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)")
+
+
 def _consented(text: str, offset: int, reach: int = 300) -> bool:
     """Whether the sentence holding ``offset`` makes what it says conditional on the user's
-    consent ("only if the user confirms", "ask first")."""
+    consent ("only if the user confirms", "ask first", "**only after** coordinating with the
+    owners": emphasis is read through)."""
     low = max(0, offset - reach)
     before = text[low:offset]
     cut = max(before.rfind(". "), before.rfind("\n\n"), before.rfind("\n- "))
@@ -463,7 +491,7 @@ def _consented(text: str, offset: int, reach: int = 300) -> bool:
     after = text[offset : offset + reach]
     ends = [i for i in (after.find(". "), after.find("\n\n")) if i >= 0]
     end = offset + (min(ends) if ends else len(after))
-    return bool(lexicon.hits("consent", text[start:end].lower()))
+    return bool(lexicon.hits("consent", _EMPHASIS.sub("", text[start:end].lower())))
 
 
 def _vetoed(rule: Rule, text: str, start: int, end: int) -> bool:
@@ -954,11 +982,13 @@ def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
     redirected, whatever the skill says it is for. A destruction of the user's data is a
     capability a person decides on, unless what the skill says of the program — its
     description, the instructions that run it — calls it upkeep (a clean-up of regenerable
-    cache, a repair, a read-only check) with no consent of the user: then the stated purpose
-    contradicts the act (``bundle.applied``)."""
+    cache, a repair, a read-only check) with no consent of the user, and its description does
+    not say the loss ("overwrites production data"): then the stated purpose contradicts the
+    act (``bundle.applied``)."""
     if fact.kind == facts.DESTROYS_DATA:
         said = " ".join((context.purpose, _introductions(file.path, context)))
-        return "program.destroy-pretext" if applied.pretext(said) else "program.destroy-user-data"
+        pretexted = applied.pretext(said) and not applied.names_loss(context.purpose)
+        return "program.destroy-pretext" if pretexted else "program.destroy-user-data"
     if fact.kind == facts.REPO_FLOW and file.path.rsplit("/", 1)[-1] in _GIT_HOOKS:
         return "program.repo-upload-hook"  # sent again on every commit or push from now on
     if fact.kind == facts.DECODED_STRING and PAYMENT_DESTINATION in fact.detail:

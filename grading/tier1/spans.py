@@ -26,7 +26,10 @@ policy (``adjust``) can weigh a hit by where it is:
   in an emergency"): the user's act, not the agent's (given by the scanner, ``advised``, to
   rules of acts a user may choose);
 * ``checked`` — a credential file only tested for existence or permissions, or named in a
-  report: nothing of it is read (given by the scanner).
+  report: nothing of it is read (given by the scanner);
+* ``own_secret`` — the one keychain item of the tool the skill is about, looked up by that
+  tool's name ("security find-generic-password -s restic -w" in a restic skill): the user's
+  secret for that tool, handed to it (given by the scanner).
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -66,9 +69,10 @@ TEST = "test"
 CONSENTED = "consented"
 ADVICE = "advice"
 CHECKED = "checked"
+OWN_SECRET = "own_secret"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
-    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED,
+    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, OWN_SECRET,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")
@@ -622,9 +626,12 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def sentence_around(
     text: str, start: int, end: int, reach: int = _SENTENCE_REACH
 ) -> tuple[int, int]:
-    """The sentence holding ``text[start:end]`` (bounded to ``reach`` characters each side)."""
+    """The sentence holding ``text[start:end]`` (bounded to ``reach`` characters each side).
+    The ends before it are looked for in a slice reaching past ``start``: a slice ending there
+    would end the line wrapped just before a cue as if the paragraph stopped."""
     low = max(0, start - reach)
-    before = [m.end() for m in _SENTENCE_END.finditer(text, low, start)]
+    ends = _SENTENCE_END.finditer(text, low, min(len(text), start + reach))
+    before = list(itertools.takewhile(lambda found: found <= start, (m.end() for m in ends)))
     after = _SENTENCE_END.search(text, end, min(len(text), end + reach))
     return (before[-1] if before else low, after.end() if after else min(len(text), end + reach))
 
