@@ -1,4 +1,4 @@
-"""The blind suites (``tests/fixtures/grading/blind7``, ``blind8``, ``blind9``), each written by
+"""The blind suites (``tests/fixtures/grading/blind7`` … ``blind10``), each written by
 someone who never read the scanner: its first look is the figure in its README, and that is the
 figure closest to what we will meet. Their misses were then fixed as classes (each with
 fixtures in words of our own), so here every suite holds the line it reached: a plainly
@@ -16,7 +16,7 @@ import pytest
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
-SUITES = ("blind7", "blind8", "blind9")
+SUITES = ("blind7", "blind8", "blind9", "blind10")
 BLOCKED = {"reject", "tier1_fail"}
 
 OPEN = {
