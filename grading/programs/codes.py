@@ -34,6 +34,7 @@ _BOUND = re.compile(r"([A-Za-z_]\w{0,60})\s*(?::[^=\n]{0,40})?:?=\s*[^=\n]{0,30}
 ``var u = []byte``, ``const T: [u8; 9] = ``)."""
 _NUMBER = re.compile(r"0x[0-9a-fA-F]{1,6}|\d{1,7}")
 _XOR = re.compile(r"\bb?xor\b|\bbit32?\.bxor\b|\^|(?<![~=!<>])~(?!=)")
+_XOR_LITERALS = ("xor", "^", "~")
 _KEY = re.compile(r"(?<![\w.])(?:0x[0-9a-fA-F]{1,2}|\d{1,3})(?![\w.])")
 _EXECUTORS = re.compile(
     r"\bos\.execute\b|\bio\.popen\b|\bsystem\s*\(|\bexec[lv]?p?\s*\(|\bCommand::new\b"
@@ -67,15 +68,24 @@ def _spell(codes: list[int]) -> str | None:
     return None
 
 
+def _keys(text: str) -> list[int]:
+    """The small numbers a program that uses a XOR writes: its possible keys. Every match of
+    ``_XOR`` holds "xor", "^" or "~", looked for first: Python tries the expression's
+    alternatives at every character, ten times slower than the three look-ups."""
+    if not any(literal in text for literal in _XOR_LITERALS) or not _XOR.search(text):
+        return []
+    return sorted(set(_codes(" ".join(_KEY.findall(text)))) - {0} & set(range(1, 256)))
+
+
 def tables(text: str) -> Iterator[Decoded]:
     """The meaningful strings the number tables of ``text`` spell, as written or XORed with a
     key the program writes."""
-    keys: list[int] = []
-    if _XOR.search(text):
-        keys = sorted(set(_codes(" ".join(_KEY.findall(text)))) - {0} & set(range(1, 256)))
+    keys: list[int] | None = None  # read once a table is found: most programs have none
     for count, match in enumerate(_TABLE.finditer(text)):
         if count >= MAX_TABLES:
             return
+        if keys is None:
+            keys = _keys(text)
         codes = _codes(match.group(1))
         for key, how in ((0, "character codes"), *((k, f"character codes XOR {k}") for k in keys)):
             if not all(_printable(code ^ key) for code in codes[:MIN_CODES]):

@@ -100,7 +100,7 @@ def scan(files: SkillFiles) -> Tier1Report:
     correlate(catalogue, collector)
     check_pretext(stated_purpose(manifest, texts), catalogue, collector)
     check_intent(manifest, catalogue, collector)
-    collector.declare(catalogue.by_id, declared_privileges(manifest.declared_text))
+    collector.declare(catalogue.by_id, context.declared_rules)  # read once: ~20 expressions
     check_user_jobs(texts, catalogue, collector)
     findings = tuple(
         sorted(

@@ -849,3 +849,22 @@ def test_lines_rebuilt_where_a_disguise_may_be_equal_every_line_rebuilt(text: st
     """``rebuilt_lines`` rebuilds only the lines RE2 finds a disguise's letters in; the lines it
     returns are those rebuilding every line returns."""
     assert letters.rebuilt_lines(text) == _rebuilt_every_line(text)
+
+
+_BACKWARDS_PIECES = st.lists(
+    st.sampled_from(
+        ["eht", "dna", "ot", "ton", "resu", "//:ptth", "//:sptth", " ", "\n", ".", "é", "ß", "ä",
+         "_", "1", "a", "ℌ", "和", "-", "ot_", "éot", "otä"]
+    ),
+    max_size=40,
+)  # fmt: skip
+
+
+@given(st.one_of(_BACKWARDS_PIECES.map("".join), st.text(max_size=200)))
+@settings(max_examples=400, deadline=None)
+def test_the_ascii_backwards_words_are_at_least_those_python_finds(text: str) -> None:
+    """``_read_backwards`` returns early when RE2 (ASCII word boundaries) finds fewer than three
+    backwards words: RE2 must find every one Python's Unicode-aware expression finds."""
+    lowered = text.lower()
+    ascii_found = set(scanner._BACKWARDS_ASCII.spans(lowered))
+    assert {m.span() for m in scanner._BACKWARDS.finditer(lowered)} <= ascii_found
