@@ -1128,13 +1128,41 @@ def _read_report_forgeries(file: _File, context: ScanContext) -> None:
     if is_markdown(file.path) or file_kinds(file.path, file.normalised.text) == ("data",):
         return
     rule = context.catalogue.rule("program.report-tampering")
+    forged = False
     for forgery in tampering.forgeries(file.normalised.text):
         line, column = file.locate(forgery.offset)
         snippet = visible(_window(file.original_line(line), column))
         label = file.spans.label(forgery.offset, "code")
-        context.collector.add(
+        found = context.collector.add(
             rule, file.path, line, column, snippet, f"({forgery.detail})", span=label
         )
+        forged = forged or (found is not None and label == SHIPPED_CODE)
+    if forged:
+        _read_forgery_deliveries(file.path, context)
+
+
+def _read_forgery_deliveries(program: str, context: ScanContext) -> None:
+    """Where the obeyed instructions of a bundle whose program forges a test report put a
+    report before the people who decide (``tampering.deliveries``): the falsified record sent
+    to its audience, a second fact beside the forgery."""
+    if context.graph is None:
+        return
+    rule = context.catalogue.rule("program.forged-report-delivered")
+    for path in sorted(context.texts):
+        if not context.graph.obeyed(path):
+            continue
+        text = context.texts[path]
+        for offset in tampering.deliveries(text):
+            line = text.count("\n", 0, offset) + 1
+            if context.collector.settled(rule, path, line):
+                continue
+            start = text.rfind("\n", 0, offset) + 1
+            end = text.find("\n", offset)
+            snippet = visible(text[start : end if end >= 0 else len(text)].strip()[:200])
+            note = f"(the report of {program} is delivered)"
+            context.collector.add(
+                rule, path, line, offset - start + 1, snippet, note, span=INSTRUCTION
+            )
 
 
 def _read_hidden_push(file: _File, context: ScanContext) -> None:
