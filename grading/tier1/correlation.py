@@ -135,7 +135,7 @@ def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector)
     if not shipped:
         return
     network = shipped[0]
-    if _NETWORK_WORDS.search(declared):
+    if _declares("network", _NETWORK_WORDS, declared):
         return
     rule = catalogue.rule("intent.undeclared-network")
     note = f"(the manifest describes it as: {manifest.description[:100]!r})"
@@ -156,7 +156,7 @@ def _check_privileges(
             or privilege in reported
             or finding.confidence == "low"
             or not _is_script(finding.file)
-            or words.search(declared)
+            or _declares(privilege or "", words, declared)
         ):
             continue
         reported.add(privilege)  # type: ignore[arg-type]
@@ -165,6 +165,16 @@ def _check_privileges(
             f" {manifest.description[:100]!r})"
         )
         collector.add(rule, finding.file, finding.line, finding.column, finding.snippet, note)
+
+
+def _declares(capability: str, english: re.Pattern[str], declared: str) -> bool:
+    """Whether the description names what the scripts touch, in English (``english``) or in
+    another language Skillgate reads (lexicon class ``declares_<capability>``): an honest skill
+    described in German or Japanese declares its cron job as plainly as one described in
+    English."""
+    return bool(
+        english.search(declared) or lexicon.hits(f"declares_{capability}", declared.lower())
+    )
 
 
 _SCRIPT_KINDS = {("python",), ("shell",), ("javascript",)}
