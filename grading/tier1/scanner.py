@@ -17,7 +17,16 @@ from operator import add
 from grading import linear
 from grading.bundle import applied, graph, intents, lexicon
 from grading.bundle.graph import InstructionGraph
-from grading.programs import codes, facts, makefile, modules, payment, remotes, tampering
+from grading.programs import (
+    codes,
+    facts,
+    hooks,
+    makefile,
+    modules,
+    payment,
+    remotes,
+    tampering,
+)
 from grading.programs import javascript as javascript_programs
 from grading.programs import powershell as powershell_programs
 from grading.programs import python as python_programs
@@ -66,6 +75,7 @@ from grading.tier1.spans import (
     EXAMPLE,
     FIRST_PARTY,
     INSTRUCTION,
+    PROJECT_CHECK,
     SHIPPED_CODE,
     FileSpans,
     base_label,
@@ -376,6 +386,8 @@ def _run_rule(
                     label = ADVICE
                 elif _checked(rule, label, file, view, match.start(), match.end()):
                     label = CHECKED
+                elif _project_checks(rule, label, file, line_text, context):
+                    label = PROJECT_CHECK
                 elif _audited(rule, label, view, match.start(), context):
                     label = DECLARED
                 elif (
@@ -397,6 +409,18 @@ def _advice(rule: Rule, label: str, file: _File, offset: int) -> bool:
     """Whether a hit in the instructions is an act the agent only tells the user they may
     choose (``_ADVISABLE``, ``FileSpans.advised``)."""
     return label == INSTRUCTION and rule.category in _ADVISABLE and file.spans.advised(offset)
+
+
+def _project_checks(
+    rule: Rule, label: str, file: _File, line_text: str, context: ScanContext
+) -> bool:
+    """Whether a git hook the line puts into the user's project runs only the project's own
+    checks (``programs.hooks``): every body it installs — a bundle file it copies, the hooks
+    folder ``core.hooksPath`` names, a here-document — found, and every command a check."""
+    if rule.id != "persistence.git-hooks" or label not in (INSTRUCTION, SHIPPED_CODE):
+        return False
+    bodies = hooks.installed_bodies(line_text, file.normalised.text, context.texts)
+    return bodies is not None and all(hooks.only_checks(body) for body in bodies)
 
 
 def _checked(rule: Rule, label: str, file: _File, view: View, start: int, end: int) -> bool:

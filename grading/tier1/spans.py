@@ -26,7 +26,10 @@ policy (``adjust``) can weigh a hit by where it is:
   in an emergency"): the user's act, not the agent's (given by the scanner, ``advised``, to
   rules of acts a user may choose);
 * ``checked`` — a credential file only tested for existence or permissions, or named in a
-  report: nothing of it is read (given by the scanner).
+  report: nothing of it is read (given by the scanner);
+* ``project_check`` — a git hook put into the user's project that runs only the project's own
+  checks (linters, formatters, tests; ``programs.hooks``): its workflow, not a foothold
+  (given by the scanner).
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -66,9 +69,10 @@ TEST = "test"
 CONSENTED = "consented"
 ADVICE = "advice"
 CHECKED = "checked"
+PROJECT_CHECK = "project_check"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
-    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED,
+    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, PROJECT_CHECK,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")
