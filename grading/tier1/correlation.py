@@ -15,8 +15,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from grading.bundle import applied, lexicon
+from grading.bundle.language import identify
 from grading.tier1.catalogue import Catalogue
 from grading.tier1.files import file_kinds, is_markdown
 from grading.tier1.findings import Collector
@@ -169,12 +171,22 @@ def _check_privileges(
 
 def _declares(capability: str, english: re.Pattern[str], declared: str) -> bool:
     """Whether the description names what the scripts touch, in English (``english``) or in
-    another language Skillgate reads (lexicon class ``declares_<capability>``): an honest skill
-    described in German or Japanese declares its cron job as plainly as one described in
-    English."""
-    return bool(
-        english.search(declared) or lexicon.hits(f"declares_{capability}", declared.lower())
+    the other language Skillgate reads that it is written in (lexicon class
+    ``declares_<capability>``, that language's terms only): an honest skill described in German
+    or Japanese declares its cron job as plainly as one described in English, and an English
+    description is not read for French or Spanish words."""
+    if english.search(declared):
+        return True
+    spoken = _spoken(declared)
+    return spoken != "en" and bool(
+        lexicon.hits(f"declares_{capability}", declared.lower(), frozenset({spoken}))
     )
+
+
+@lru_cache(maxsize=256)
+def _spoken(declared: str) -> str:
+    """The language a description is written in (``language.identify``)."""
+    return identify(declared, short=False).code
 
 
 _SCRIPT_KINDS = {("python",), ("shell",), ("javascript",)}
