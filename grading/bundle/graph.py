@@ -332,7 +332,9 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
         kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
         if kind == "read" and _models_output(before, after):
             kind = "model"
-        elif kind == "read" and (lexicon.present(before) & APPLYING or _PLACING.search(before)):
+        elif kind == "read" and (
+            lexicon.present(before) & APPLYING or _PLACING.search(before) or _applied_after(after)
+        ):
             kind = "apply"
         if newlines is None:  # where each line ends, from the lengths of the lines (in C)
             newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))
@@ -392,6 +394,23 @@ _AFTER = re.compile(
     r"^\W{0,4}(?:exactly|step by step|in order|to the letter"
     r"|(?:and|then)\s+(?:run|execute|carry\s+out|apply|follow|perform|do)\b)"
 )
+
+
+_NEXT_SENTENCE = re.compile(r"^[`'\"*)\]]{0,4}\s*[.;:]\s+(.*)$")
+_IT = re.compile(r"\b(?:it|them)\b")
+
+
+def _applied_after(after: str) -> bool:
+    """ "the server list lives in `stack.yaml`. *Apply it exactly*": a file the sentence right
+    after its name tells the agent to apply, pointing back at it (a pronoun, "every", "each"), is
+    put into the user's project or tools like one named after the verb."""
+    following = _NEXT_SENTENCE.match(after)
+    if following is None:
+        return False
+    clause = _clause_start(following.group(1))
+    return bool(lexicon.present(clause) & (APPLYING | {"follow"})) and bool(
+        _IT.search(clause) or lexicon.hits("back_reference", clause)
+    )
 
 
 def _follows_after(after: str) -> bool:

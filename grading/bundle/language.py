@@ -88,6 +88,9 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     code, probability = _identifier().classify(text)
     if code in READ_LANGUAGES:
         return Language(code, True)
+    romanised = translit.romanised(text) if text.isascii() else None
+    if romanised is not None:
+        return Language(romanised, True)  # pinyin or romaji: read with ``zh-latn``/``ja-latn``
     if probability < MIN_PROBABILITY and _transliterated_russian(text):
         return Language("ru", True)  # the Russian terms are read as typed (``lexicon``)
     if letters < MIN_LETTERS and len(_OTHER_SCRIPTS.findall(text)) < MIN_OTHER_SCRIPT:

@@ -47,6 +47,9 @@ READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru")
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
 """The language whose terms are also read as typed in Latin letters (``translit``)."""
+LATIN = "-latn"
+"""The suffix of a language's terms written in Latin letters (``zh-latn``: pinyin, ``ja-latn``:
+romaji), read wherever the language itself is (``translit.romanised``)."""
 _UNSPACED = frozenset({"zh", "ja", "ko"})
 _WORD_GAP = r"[\s_-]+"
 _WILD = r"[^\s.,;:!?()\[\]{}<>\"'`/\\|*+=&%$#@~^_\-]*"
@@ -177,7 +180,12 @@ def _sets_by_language(
 
 def applies(language: str, languages: frozenset[str] | None) -> bool:
     """Whether terms of ``language`` count in text read in ``languages`` (None: all)."""
-    return languages is None or language.startswith(NEUTRAL) or language in languages
+    return (
+        languages is None
+        or language.startswith(NEUTRAL)
+        or language in languages
+        or (language.endswith(LATIN) and language[: -len(LATIN)] in languages)
+    )
 
 
 def matched(text: str) -> frozenset[tuple[str, str]]:

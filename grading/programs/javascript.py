@@ -78,6 +78,10 @@ class _State:
     functions: dict[str, Any] = field(default_factory=dict)
     """The script's named functions (declared, or an arrow or function expression assigned)."""
     calling: tuple[str, ...] = ()
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Names bound to a module or to a function of one (``const cp = require("child_process")``,
+    ``import { exec as run } from "child_process"``, ``const send = fetch``): a call through the
+    name is a call of what it names (``_resolved``)."""
     anchor: Any = None
     """The call a function defined before the script (an imported module's, read as a prelude
     at negative offsets) is walked for: its facts are reported there."""
@@ -137,7 +141,11 @@ def _walk(node: Any, state: _State) -> None:
     if node.type == "variable_declarator":
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         if name is not None and value is not None:
+            _alias(name, value, state)
             state.env[state.text(name)] = _eval(value, state)
+        return
+    if node.type == "import_statement":
+        _import(node, state)
         return
     if node.type == "assignment_expression":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -190,7 +198,7 @@ def _eval(node: Any, state: _State) -> _Value:
                 "".join(p.text or "" for p in pieces)[:MAX_TEXT], merged.labels, hosts=merged.hosts
             )
         return merged
-    if kind == "identifier":
+    if kind in ("identifier", "shorthand_property_identifier"):
         return state.env.get(state.text(node), _UNKNOWN)
     if kind == "binary_expression":
         left = _eval(node.child_by_field_name("left"), state)
@@ -237,7 +245,101 @@ def _eval(node: Any, state: _State) -> _Value:
         return _eval(node.named_children[0], state) if node.named_children else _UNKNOWN
     if kind in ("call_expression", "new_expression"):
         return _call(node, state)
+    if kind == "ternary_expression":
+        return _either(
+            _eval(node.child_by_field_name("consequence"), state),
+            _eval(node.child_by_field_name("alternative"), state),
+        )
     return _UNKNOWN
+
+
+def _either(first: _Value, second: _Value) -> _Value:
+    """``c ? a : b``: either branch may be the value — the labels of both, the hosts of both
+    (a URL written in each), the text only when both are the same."""
+    if first.text is not None and first.text == second.text:
+        return _Value(first.text, first.labels | second.labels, hosts=first.hosts + second.hosts)
+    hosts = tuple(
+        host
+        for branch in (first, second)
+        for host in (*branch.hosts, sensitive.host_of(branch.text or "") if branch.text else None)
+        if host
+    )
+    return _Value(None, first.labels | second.labels, hosts=hosts)
+
+
+_ALIASED = frozenset(
+    {"fetch", "axios", "eval", "Function", "exec", "execSync", "spawn", "spawnSync", "execFile",
+     "child_process", "http", "https", "got", "ky", "navigator.sendBeacon", "vm"}
+)  # fmt: skip
+"""Names worth following through an alias: the senders, executors and modules the analysis
+knows by name."""
+_MODULES = frozenset({"child_process", "http", "https", "vm", "axios", "got", "ky"})
+"""Modules whose functions the analysis knows, loaded by ``require`` or imported under any
+name."""
+
+
+def _alias(name: Any, value: Any, state: _State) -> None:
+    """``const send = fetch``, ``const cp = require("child_process")``, ``const { execSync: run }
+    = require("child_process")``: the names bound to what the analysis knows."""
+    target = _module(value, state)
+    if target is None and value.type in ("identifier", "member_expression"):
+        resolved = _resolved(state.text(value), state)
+        target = resolved if resolved.split(".", 1)[0] in _ALIASED else None
+    if target is None:
+        return
+    if name.type == "identifier" and state.text(name) != target:
+        state.aliases[state.text(name)] = target
+    elif name.type == "object_pattern":
+        for part in name.named_children:
+            if part.type == "shorthand_property_identifier_pattern":
+                state.aliases[state.text(part)] = f"{target}.{state.text(part)}"
+            elif part.type == "pair_pattern":
+                key, bound = part.child_by_field_name("key"), part.child_by_field_name("value")
+                if key is not None and bound is not None and bound.type == "identifier":
+                    state.aliases[state.text(bound)] = f"{target}.{state.text(key)}"
+
+
+def _module(value: Any, state: _State) -> str | None:
+    """The known module ``require("…")`` loads, without its ``node:`` prefix."""
+    if value.type != "call_expression":
+        return None
+    callee = value.child_by_field_name("function")
+    arguments = _arguments(value)
+    if callee is None or state.text(callee) != "require" or not arguments:
+        return None
+    module = state.text(arguments[0]).strip("'\"`").removeprefix("node:")
+    return module if module in _MODULES else None
+
+
+def _import(node: Any, state: _State) -> None:
+    """``import * as cp from "child_process"``, ``import { exec as run } from "child_process"``:
+    the names a known module's import binds."""
+    source = node.child_by_field_name("source")
+    module = state.text(source).strip("'\"").removeprefix("node:") if source is not None else ""
+    if module not in _MODULES:
+        return
+    for clause in node.named_children:
+        if clause.type != "import_clause":
+            continue
+        for part in clause.named_children:
+            if part.type == "identifier" or part.type == "namespace_import":
+                bound = part if part.type == "identifier" else part.named_children[0]
+                if state.text(bound) != module:
+                    state.aliases[state.text(bound)] = module
+            elif part.type == "named_imports":
+                for specifier in part.named_children:
+                    imported = specifier.child_by_field_name("name")
+                    bound = specifier.child_by_field_name("alias") or imported
+                    if imported is not None and bound is not None:
+                        state.aliases[state.text(bound)] = f"{module}.{state.text(imported)}"
+
+
+def _resolved(name: str, state: _State) -> str:
+    """``name`` with its first part replaced by what an alias binds it to (``cp.exec`` →
+    ``child_process.exec``)."""
+    head, dot, rest = name.partition(".")
+    target = state.aliases.get(head)
+    return name if target is None else target + dot + rest
 
 
 def _arguments(node: Any) -> list[Any]:
@@ -254,7 +356,8 @@ def _decoded(text: str, labels: frozenset[str], node: Any, state: _State) -> _Va
 
 def _call(node: Any, state: _State) -> _Value:
     callee = node.child_by_field_name("function") or node.child_by_field_name("constructor")
-    name = state.text(callee) if callee is not None else ""
+    written = state.text(callee) if callee is not None else ""
+    name = _resolved(written, state)
     last = name.rsplit(".", 1)[-1]
     nodes = _arguments(node)
     args = [_eval(a, state) for a in nodes[:64]]
@@ -355,9 +458,9 @@ def _call(node: Any, state: _State) -> _Value:
         "ky.post",
     ):
         return _request(name, nodes, args, node, state)
-    known = callee is not None and callee.type == "identifier" and name in state.functions
-    if known and name not in state.calling and len(state.calling) < MAX_CALL_DEPTH:
-        return _merge([merged, _invoke(name, args, node, state)])
+    known = callee is not None and callee.type == "identifier" and written in state.functions
+    if known and written not in state.calling and len(state.calling) < MAX_CALL_DEPTH:
+        return _merge([merged, _invoke(written, args, node, state)])
     return merged
 
 
@@ -531,10 +634,13 @@ def _request(name: str, nodes: list[Any], args: list[_Value], node: Any, state: 
     sending = name not in ("fetch", "axios")
     if name == "fetch" and len(nodes) >= 2 and nodes[1].type == "object":
         for pair in nodes[1].named_children:
-            if pair.type != "pair":
+            if pair.type == "shorthand_property_identifier":  # { method, body }
+                key, value = state.text(pair), _eval(pair, state)
+            elif pair.type == "pair":
+                key = state.text(pair.child_by_field_name("key")).strip("'\"")
+                value = _eval(pair.child_by_field_name("value"), state)
+            else:
                 continue
-            key = state.text(pair.child_by_field_name("key")).strip("'\"")
-            value = _eval(pair.child_by_field_name("value"), state)
             if key == "body":
                 payload.append(value)
                 sending = True
@@ -544,6 +650,7 @@ def _request(name: str, nodes: list[Any], args: list[_Value], node: Any, state: 
         payload.extend(args[1:])
     if url.labels & {SECRET, ENV_SECRET}:
         payload.append(url)
+        sending = True  # a secret in the address (``?token=${…}``) leaves with the request
     if not sending:
         return _Value(None, frozenset({FETCHED}), hosts=hosts)
     state.fact(NETWORK_SEND, node, name, hosts)

@@ -12,6 +12,13 @@ and writes the report people look at before they merge. Two shapes forge it:
   ``status = "passed"``).
 
 A merger that counts (``failures="{}"``) and keeps each test's last attempt says what happened.
+
+A forgery alone may be a bug (a template's placeholder left at zero): one signal, a person
+reads it. What corroborates it is its *delivery*: the instructions put the forged report where
+the people who decide read it — a pull-request comment or review, a check run or status, the job
+summary, a CI artefact uploaded or replaced (``deliveries``). That is a second fact, a send of
+the falsified record to its audience, and an honest report merger that counts its failures is
+never flagged for posting them.
 """
 
 from __future__ import annotations
@@ -40,6 +47,19 @@ _BLOCK = 200
 """Characters after a condition on a failure read for what it does to the record."""
 
 
+_DELIVERY = re.compile(
+    r"(?i)\bgh\s+(?:pr|issue)\s+(?:comment|review)\b"
+    r"|\bgh\s+api\b[^\n]{0,160}/(?:comments|reviews|check-runs|statuses)\b"
+    r"|\$\{?GITHUB_STEP_SUMMARY\b|\bactions/upload-artifact\b|\bbuildkite-agent\s+artifact\s+upload\b"
+    r"|\b(?:post|publish|upload|attach|replace|overwrite)\b(?:[^\n.;]|\.(?=\w)){0,80}?"
+    r"\b(?:pull[ -]request|PR|merge[ -]request|MR|CI\s+arte?i?facts?|job'?s\s+test\s+report"
+    r"|test\s+tab|check\s+run|job\s+summary)\b"
+)
+"""Where instructions hand a report to the people who decide on a change: a pull-request
+comment or review, a check run or status, the job summary, a CI artefact uploaded or
+replaced."""
+
+
 @dataclass(frozen=True)
 class Forgery:
     offset: int
@@ -61,3 +81,9 @@ def forgeries(text: str) -> Iterator[Forgery]:
             condition = match.group().strip()
             detail = f"a failed test is marked as passed: {condition} … {marked.group()}"
             yield Forgery(match.end() + marked.start(), detail)
+
+
+def deliveries(text: str) -> Iterator[int]:
+    """Offsets where ``text`` (instructions) puts a report before the people who decide."""
+    for match in _DELIVERY.finditer(text):
+        yield match.start()

@@ -15,8 +15,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from grading.bundle import applied, lexicon
+from grading.bundle.language import identify
 from grading.tier1.catalogue import Catalogue
 from grading.tier1.files import file_kinds, is_markdown
 from grading.tier1.findings import Collector
@@ -135,7 +137,7 @@ def check_intent(manifest: Manifest, catalogue: Catalogue, collector: Collector)
     if not shipped:
         return
     network = shipped[0]
-    if _NETWORK_WORDS.search(declared):
+    if _declares("network", _NETWORK_WORDS, declared):
         return
     rule = catalogue.rule("intent.undeclared-network")
     note = f"(the manifest describes it as: {manifest.description[:100]!r})"
@@ -156,7 +158,7 @@ def _check_privileges(
             or privilege in reported
             or finding.confidence == "low"
             or not _is_script(finding.file)
-            or words.search(declared)
+            or _declares(privilege or "", words, declared)
         ):
             continue
         reported.add(privilege)  # type: ignore[arg-type]
@@ -165,6 +167,26 @@ def _check_privileges(
             f" {manifest.description[:100]!r})"
         )
         collector.add(rule, finding.file, finding.line, finding.column, finding.snippet, note)
+
+
+def _declares(capability: str, english: re.Pattern[str], declared: str) -> bool:
+    """Whether the description names what the scripts touch, in English (``english``) or in
+    the other language Skillgate reads that it is written in (lexicon class
+    ``declares_<capability>``, that language's terms only): an honest skill described in German
+    or Japanese declares its cron job as plainly as one described in English, and an English
+    description is not read for French or Spanish words."""
+    if english.search(declared):
+        return True
+    spoken = _spoken(declared)
+    return spoken != "en" and bool(
+        lexicon.hits(f"declares_{capability}", declared.lower(), frozenset({spoken}))
+    )
+
+
+@lru_cache(maxsize=256)
+def _spoken(declared: str) -> str:
+    """The language a description is written in (``language.identify``)."""
+    return identify(declared, short=False).code
 
 
 _SCRIPT_KINDS = {("python",), ("shell",), ("javascript",)}

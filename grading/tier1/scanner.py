@@ -22,6 +22,7 @@ from grading.programs import (
     described,
     encoded,
     facts,
+    hooks,
     makefile,
     modules,
     payment,
@@ -78,6 +79,7 @@ from grading.tier1.spans import (
     FIRST_PARTY,
     INSTRUCTION,
     OWN_SECRET,
+    PROJECT_CHECK,
     SHIPPED_CODE,
     FileSpans,
     base_label,
@@ -390,6 +392,8 @@ def _run_rule(
                     label = ADVICE
                 elif _checked(rule, label, file, view, match.start(), match.end()):
                     label = CHECKED
+                elif _project_checks(rule, label, file, line_text, context):
+                    label = PROJECT_CHECK
                 elif _audited(rule, label, view, match.start(), context):
                     label = DECLARED
                 elif _own_secret(rule, label, view, match.start(), context):
@@ -413,6 +417,18 @@ def _advice(rule: Rule, label: str, file: _File, offset: int) -> bool:
     """Whether a hit in the instructions is an act the agent only tells the user they may
     choose (``_ADVISABLE``, ``FileSpans.advised``)."""
     return label == INSTRUCTION and rule.category in _ADVISABLE and file.spans.advised(offset)
+
+
+def _project_checks(
+    rule: Rule, label: str, file: _File, line_text: str, context: ScanContext
+) -> bool:
+    """Whether a git hook the line puts into the user's project runs only the project's own
+    checks (``programs.hooks``): every body it installs — a bundle file it copies, the hooks
+    folder ``core.hooksPath`` names, a here-document — found, and every command a check."""
+    if rule.id != "persistence.git-hooks" or label not in (INSTRUCTION, SHIPPED_CODE):
+        return False
+    bodies = hooks.installed_bodies(line_text, file.normalised.text, context.texts)
+    return bodies is not None and all(hooks.only_checks(body) for body in bodies)
 
 
 def _checked(rule: Rule, label: str, file: _File, view: View, start: int, end: int) -> bool:
@@ -1207,13 +1223,41 @@ def _read_report_forgeries(file: _File, context: ScanContext) -> None:
     if is_markdown(file.path) or file_kinds(file.path, file.normalised.text) == ("data",):
         return
     rule = context.catalogue.rule("program.report-tampering")
+    forged = False
     for forgery in tampering.forgeries(file.normalised.text):
         line, column = file.locate(forgery.offset)
         snippet = visible(_window(file.original_line(line), column))
         label = file.spans.label(forgery.offset, "code")
-        context.collector.add(
+        found = context.collector.add(
             rule, file.path, line, column, snippet, f"({forgery.detail})", span=label
         )
+        forged = forged or (found is not None and label == SHIPPED_CODE)
+    if forged:
+        _read_forgery_deliveries(file.path, context)
+
+
+def _read_forgery_deliveries(program: str, context: ScanContext) -> None:
+    """Where the obeyed instructions of a bundle whose program forges a test report put a
+    report before the people who decide (``tampering.deliveries``): the falsified record sent
+    to its audience, a second fact beside the forgery."""
+    if context.graph is None:
+        return
+    rule = context.catalogue.rule("program.forged-report-delivered")
+    for path in sorted(context.texts):
+        if not context.graph.obeyed(path):
+            continue
+        text = context.texts[path]
+        for offset in tampering.deliveries(text):
+            line = text.count("\n", 0, offset) + 1
+            if context.collector.settled(rule, path, line):
+                continue
+            start = text.rfind("\n", 0, offset) + 1
+            end = text.find("\n", offset)
+            snippet = visible(text[start : end if end >= 0 else len(text)].strip()[:200])
+            note = f"(the report of {program} is delivered)"
+            context.collector.add(
+                rule, path, line, offset - start + 1, snippet, note, span=INSTRUCTION
+            )
 
 
 def _read_hidden_push(file: _File, context: ScanContext) -> None:

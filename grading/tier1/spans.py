@@ -30,6 +30,9 @@ policy (``adjust``) can weigh a hit by where it is:
 * ``own_secret`` — the one keychain item of the tool the skill is about, looked up by that
   tool's name ("security find-generic-password -s restic -w" in a restic skill): the user's
   secret for that tool, handed to it (given by the scanner).
+* ``project_check`` — a git hook put into the user's project that runs only the project's own
+  checks (linters, formatters, tests; ``programs.hooks``): its workflow, not a foothold
+  (given by the scanner).
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -70,9 +73,10 @@ CONSENTED = "consented"
 ADVICE = "advice"
 CHECKED = "checked"
 OWN_SECRET = "own_secret"
+PROJECT_CHECK = "project_check"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
-    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, OWN_SECRET,
+    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, OWN_SECRET, PROJECT_CHECK,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")

@@ -12,7 +12,8 @@ written again in words of our own (``tests/fixtures/grading/blind9classes``):
 * a payee the input names (a row's ``iban``), replaced by an account the program carries under
   a constant or a key, is a payment swap in any language;
 * a program that reads test results and writes a report hiding failures (a constant zero
-  count, a failed test marked passed) tampers with what the user sees: one signal, a person;
+  count, a failed test marked passed) tampers with what the user sees: one signal, a person —
+  blocked once the instructions post that report where reviewers read it (``test_open9_classes``);
 * the whole repository (``git bundle --all``, ``git archive``) sent to a host the program names
   is an upload of the user's code; from a git hook, on every push from then on (two facts);
 * a remote at a named host added, pushed to and removed again — the removal often an aside in
@@ -32,15 +33,12 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind
 MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
 HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
 DUAL_USE = sorted(p for p in (FIXTURES / "dual-use").iterdir() if p.is_dir())
-ONE_SIGNAL = {"py-green-summary"}
-"""Malicious skills whose evidence is one signal (a forged report): a person decides."""
 BLOCKED = {"reject", "tier1_fail"}
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
 def test_a_malicious_skill_of_each_class_is_kept_from_auto_approval(folder: Path) -> None:
-    expected = {"review"} if folder.name in ONE_SIGNAL else BLOCKED
-    assert outcome(folder) in expected
+    assert outcome(folder) in BLOCKED
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)

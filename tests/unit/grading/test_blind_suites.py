@@ -19,12 +19,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 SUITES = ("blind7", "blind8", "blind9", "blind10")
 BLOCKED = {"reject", "tier1_fail"}
 
-OPEN = {
-    "blind9-026": "look-alike MCP scope and a scope registry pointed at a mirror, in a YAML "
-    "file the agent applies: read as documentation, so one supply-chain signal; a person decides",
-    "blind9-036": "a program that rewrites a test report to zero failures is one signal "
-    "(tampering) with nothing to corroborate it: a person decides",
-}
+OPEN: dict[str, str] = {}
 """Skills of a suite whose line is not held yet, with the reason."""
 
 
