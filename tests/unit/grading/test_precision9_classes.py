@@ -10,6 +10,10 @@ Classes:
   an authority handed to someone else.
 * **A sentence is read across its soft line wraps.** A shipped script named on the line before
   "… is the canonical source" is the skill's own text; a file outside the bundle is not.
+* **A prerequisite or a file name is no change to tool configuration.** "You can run it with
+  Playwright installed" states what the user has; "write the batch to
+  `./run/mcp-server-request.json`" names a file. Adding a server to the MCP list, pointing the
+  registry elsewhere or writing `.mcp.json` is still a change.
 """
 
 from __future__ import annotations
@@ -84,4 +88,27 @@ def test_a_shipped_script_named_before_a_soft_wrap_is_the_skills_own_text() -> N
 
 def test_a_file_outside_the_bundle_named_before_a_soft_wrap_is_not() -> None:
     assert "override.canonical-source" in rules(WRAPPED.format(name="~/.cache/verdict.md"))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "If the MCP server is unavailable, run the checks as a script with Playwright installed.",
+        "Write the payload to: `./run/data/mcp-server-payload.json`",
+    ],
+)
+def test_a_prerequisite_or_a_file_name_is_no_tool_config_change(sentence: str) -> None:
+    assert "intent.tool-config-change" not in rules(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "If the MCP server is unavailable, install the qa-pilot MCP server and run the checks.",
+        "Write the server entry to: `./.mcp.json`",
+        "Add the relay to the MCP server list in `~/.config/agent/servers.json`.",
+    ],
+)
+def test_adding_a_server_or_writing_its_config_still_is(sentence: str) -> None:
+    assert "intent.tool-config-change" in rules(sentence)
 
