@@ -299,6 +299,8 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     for rule in index.plausible(context.catalogue.rules_for(frozenset(v.kind for v in views))):
         if markdown and not rule.in_markdown:
             continue
+        if rule.in_file and not any(e.search(index.text) for e in rule.in_file):
+            continue
         if rule.paths is not None:
             if not rule.paths.search(file.path):
                 continue

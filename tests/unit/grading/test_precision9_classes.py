@@ -14,6 +14,9 @@ Classes:
   Playwright installed" states what the user has; "write the batch to
   `./run/mcp-server-request.json`" names a file. Adding a server to the MCP list, pointing the
   registry elsewhere or writing `.mcp.json` is still a change.
+* **A flat script's top-level code is its program.** A private helper called at module level
+  runs "before and regardless of what the user asked" only in a script with an entry point
+  (``if __name__ == "__main__"``); in a script with none, it is one of the steps the user runs.
 """
 
 from __future__ import annotations
@@ -111,4 +114,18 @@ def test_a_prerequisite_or_a_file_name_is_no_tool_config_change(sentence: str) -
 )
 def test_adding_a_server_or_writing_its_config_still_is(sentence: str) -> None:
     assert "intent.tool-config-change" in rules(sentence)
+
+
+FLAT = (
+    "import sys\n\ndef _check(page):\n    pass\n\npage = sys.argv[1]\n_check(page)\nprint(page)\n"
+)
+GUARDED = FLAT + '\n\nif __name__ == "__main__":\n    print(sys.argv)\n'
+
+
+def test_a_helper_called_in_a_flat_script_is_one_of_its_steps() -> None:
+    assert "exec.import-time-side-effect" not in rules("Run it.", **{"scripts/a.py": FLAT})
+
+
+def test_a_helper_called_at_module_level_beside_an_entry_point_runs_before_it() -> None:
+    assert "exec.import-time-side-effect" in rules("Run it.", **{"scripts/a.py": GUARDED})
 
