@@ -25,7 +25,20 @@ def classify(findings: tuple[Finding, ...]) -> Evidence:
 
 
 def _names(findings: tuple[Finding, ...]) -> str:
-    return ", ".join(sorted({f.rule_id for f in findings}))
+    """Each rule with where it first fired and how many more places it fired in
+    ("intent.disable-safety at SKILL.md:21 (+2 more)"): a reviewer goes to the line the
+    decision rests on instead of searching the bundle for a rule id."""
+    places: dict[str, list[str]] = {}
+    for finding in sorted(
+        findings, key=lambda f: (f.rule_id, f.file != "SKILL.md", f.file, f.line)
+    ):
+        places.setdefault(finding.rule_id, []).append(f"{finding.file}:{finding.line}")
+    named = []
+    for rule_id, where in sorted(places.items()):
+        unique = list(dict.fromkeys(where))
+        more = f" (+{len(unique) - 1} more)" if len(unique) > 1 else ""
+        named.append(f"{rule_id} at {unique[0]}{more}")
+    return ", ".join(named)
 
 
 def decide(

@@ -17,6 +17,8 @@ Classes:
 * **A flat script's top-level code is its program.** A private helper called at module level
   runs "before and regardless of what the user asked" only in a script with an entry point
   (``if __name__ == "__main__"``); in a script with none, it is one of the steps the user runs.
+
+A review reason names where each rule it rests on first fired, so a person opens that line.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
+from grading import policy, tier1
+from grading.judges.heuristic import HeuristicJudge
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "precision9"
@@ -129,3 +132,11 @@ def test_a_helper_called_in_a_flat_script_is_one_of_its_steps() -> None:
 def test_a_helper_called_at_module_level_beside_an_entry_point_runs_before_it() -> None:
     assert "exec.import-time-side-effect" in rules("Run it.", **{"scripts/a.py": GUARDED})
 
+
+def test_a_review_reason_names_where_each_rule_first_fired() -> None:
+    folder = FIXTURES / "malicious" / "sdk-header-check"
+    files = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*.md")}
+    report = tier1.scan(files)
+    judgement = HeuristicJudge().judge(files, report)
+    decision = policy.decide(report, judgement, auto_approve_min=80, review_min=60)
+    assert "override.canonical-source at SKILL.md:12" in decision.reasons[0]
