@@ -17,6 +17,9 @@ Classes:
 * **A flat script's top-level code is its program.** A private helper called at module level
   runs "before and regardless of what the user asked" only in a script with an entry point
   (``if __name__ == "__main__"``); in a script with none, it is one of the steps the user runs.
+* **The items of an escalation list are cases for asking, not acts.** Under "escalate to the
+  user when:" or "ask the user before:", "a force-push, deleting a branch" names when the agent
+  stops; the same acts listed under any other lead-in, or after "Otherwise", are still done.
 
 A review reason names where each rule it rests on first fired, so a person opens that line.
 """
@@ -131,6 +134,27 @@ def test_a_helper_called_in_a_flat_script_is_one_of_its_steps() -> None:
 
 def test_a_helper_called_at_module_level_beside_an_entry_point_runs_before_it() -> None:
     assert "exec.import-time-side-effect" in rules("Run it.", **{"scripts/a.py": GUARDED})
+
+
+ESCALATION = (
+    "Work on your own; {lead_in}\n\n"
+    "- The fix is large.\n"
+    "- The step is a force-push or\n"
+    "  deletes the remote branch.\n"
+)
+
+
+@pytest.mark.parametrize("lead_in", ["escalate to the user when:", "ask the user before:"])
+def test_an_act_listed_as_a_case_for_asking_is_not_done(lead_in: str) -> None:
+    found = tier1.scan({"SKILL.md": ESCALATION.format(lead_in=lead_in)}).findings
+    assert all(f.span != "instruction" for f in found if f.rule_id == "intent.destroy-user-data")
+
+
+def test_an_act_listed_under_another_lead_in_is_done() -> None:
+    found = tier1.scan({"SKILL.md": ESCALATION.format(lead_in="then, as part of the tidy:")})
+    assert any(
+        f.span == "instruction" for f in found.findings if f.rule_id == "intent.destroy-user-data"
+    )
 
 
 def test_a_review_reason_names_where_each_rule_first_fired() -> None:
