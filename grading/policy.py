@@ -41,6 +41,19 @@ def _names(findings: tuple[Finding, ...]) -> str:
     return ", ".join(named)
 
 
+def _granting(tier1: Tier1Report, named: set[str]) -> tuple[Finding, ...]:
+    """The findings whose rule grants one of the report's privileges, less the rules a reason
+    already names: what made the skill high-privilege, for the reviewer to open."""
+    rules = load_catalogue().by_id
+    return tuple(
+        f
+        for f in tier1.findings
+        if f.rule_id not in named
+        and (rule := rules.get(f.rule_id)) is not None
+        and rule.privilege in tier1.privileges
+    )
+
+
 def decide(
     tier1: Tier1Report, judgement: Judgement | None, *, auto_approve_min: int, review_min: int
 ) -> Decision:
@@ -64,6 +77,8 @@ def decide(
         held = tuple(f for f in evidence.counted if strength(f) >= floor)
         if tier1.high_privilege:
             privileges = ", ".join(tier1.privileges) or "high privilege"
+            granted = _granting(tier1, {f.rule_id for f in held})
+            privileges += f" ({_names(granted)})" if granted else ""
             also = f"; capabilities to review: {_names(held)}" if held else ""
             return Decision("review", (f"score {score} but high-privilege: {privileges}{also}",))
         if held:

@@ -21,7 +21,8 @@ Classes:
   user when:" or "ask the user before:", "a force-push, deleting a branch" names when the agent
   stops; the same acts listed under any other lead-in, or after "Otherwise", are still done.
 
-A review reason names where each rule it rests on first fired, so a person opens that line.
+A review reason names where each rule it rests on first fired, and a high-privilege one the
+finding that made the skill so, so a person opens that line.
 """
 
 from __future__ import annotations
@@ -164,3 +165,16 @@ def test_a_review_reason_names_where_each_rule_first_fired() -> None:
     judgement = HeuristicJudge().judge(files, report)
     decision = policy.decide(report, judgement, auto_approve_min=80, review_min=60)
     assert "override.canonical-source at SKILL.md:12" in decision.reasons[0]
+
+
+def test_a_high_privilege_reason_names_the_finding_that_made_it_so() -> None:
+    files = {
+        "SKILL.md": "---\nname: t\ndescription: Builds C++ code.\n---\n"
+        "Restart the service with `sudo systemctl restart nginx`.\n"
+    }
+    report = tier1.scan(files)
+    decision = policy.decide(
+        report, HeuristicJudge().judge(files, report), auto_approve_min=80, review_min=60
+    )
+    assert report.high_privilege
+    assert "at SKILL.md:5" in decision.reasons[0]
