@@ -25,7 +25,33 @@ def classify(findings: tuple[Finding, ...]) -> Evidence:
 
 
 def _names(findings: tuple[Finding, ...]) -> str:
-    return ", ".join(sorted({f.rule_id for f in findings}))
+    """Each rule with where it first fired and how many more places it fired in
+    ("intent.disable-safety at SKILL.md:21 (+2 more)"): a reviewer goes to the line the
+    decision rests on instead of searching the bundle for a rule id."""
+    places: dict[str, list[str]] = {}
+    for finding in sorted(
+        findings, key=lambda f: (f.rule_id, f.file != "SKILL.md", f.file, f.line)
+    ):
+        places.setdefault(finding.rule_id, []).append(f"{finding.file}:{finding.line}")
+    named = []
+    for rule_id, where in sorted(places.items()):
+        unique = list(dict.fromkeys(where))
+        more = f" (+{len(unique) - 1} more)" if len(unique) > 1 else ""
+        named.append(f"{rule_id} at {unique[0]}{more}")
+    return ", ".join(named)
+
+
+def _granting(tier1: Tier1Report, named: set[str]) -> tuple[Finding, ...]:
+    """The findings whose rule grants one of the report's privileges, less the rules a reason
+    already names: what made the skill high-privilege, for the reviewer to open."""
+    rules = load_catalogue().by_id
+    return tuple(
+        f
+        for f in tier1.findings
+        if f.rule_id not in named
+        and (rule := rules.get(f.rule_id)) is not None
+        and rule.privilege in tier1.privileges
+    )
 
 
 def decide(
@@ -51,6 +77,8 @@ def decide(
         held = tuple(f for f in evidence.counted if strength(f) >= floor)
         if tier1.high_privilege:
             privileges = ", ".join(tier1.privileges) or "high privilege"
+            granted = _granting(tier1, {f.rule_id for f in held})
+            privileges += f" ({_names(granted)})" if granted else ""
             also = f"; capabilities to review: {_names(held)}" if held else ""
             return Decision("review", (f"score {score} but high-privilege: {privileges}{also}",))
         if held:

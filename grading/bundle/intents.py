@@ -853,15 +853,42 @@ def _protocol_use(unit: _Unit, verb: tuple[int, int], hosts: tuple[str, ...]) ->
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed$")
 
 
+_WITH_STATE = re.compile(r"\bwith\s+(?:[\w.@/-]+\s+){1,4}$")
+""""with Playwright installed", "with the server configured": a participle after "with" and the
+thing it qualifies states a condition of the clause, not an act."""
+
+
 def _state_of(unit: _Unit, verb: tuple[int, int], objects: list[tuple[int, int]]) -> bool:
     """An English past participle right after the tool configuration it qualifies ("GitHub MCP
-    server configured and authenticated", "project-configured MCP servers") states what the
-    user already has — a prerequisite, not an order to change it."""
+    server configured and authenticated", "project-configured MCP servers"), or closing a
+    "with …" phrase ("you can run the code with Playwright installed"), states what the user
+    already has — a prerequisite, not an order to change it."""
     word = unit.text[verb[0] : verb[1]]
     if not _PARTICIPLE.search(word):
         return False
     before = unit.text[max(0, verb[0] - 2) : verb[0]]
+    if _WITH_STATE.search(unit.text[max(0, verb[0] - 80) : verb[0]]):
+        return True
     return before.endswith("-") or any(0 <= verb[0] - end <= 1 for _, end in objects)
+
+
+_PATH_CHARS = re.compile(r"[\w.~/-]*")
+
+
+def _in_file_name(unit: _Unit, hit: tuple[int, int]) -> bool:
+    """A tool-configuration word inside a path (``./run/data/mcp-server-payload.json``) is part
+    of that file's name, not a mention of a server list or a registry. The configuration files
+    agents and package managers read are terms of their own (``.mcp.json``, ``.npmrc``) and
+    are never read this way."""
+    said = unit.text[hit[0] : hit[1]]
+    if "." in said:
+        return False
+    left = hit[0]
+    while left > 0 and _PATH_CHARS.fullmatch(unit.text[left - 1]):
+        left -= 1
+    right = _PATH_CHARS.match(unit.text, hit[1])
+    token = unit.text[left : right.end() if right else hit[1]]
+    return "/" in token
 
 
 _STORE_PATH = re.compile(r"[~.]|[\w.-]*/|id_")
@@ -1009,7 +1036,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             kind = "agent-config-beacon" if hosts else "agent-config-write"
             yield intent(kind, governed[0], said(agent_config[0]))
     commands = found("tool_config_command")
-    tool_config = found("tool_config")
+    tool_config = [hit for hit in found("tool_config") if not _in_file_name(unit, hit)]
     if commands:
         yield intent("tool-config-change", commands[0], said(commands[0]))
     elif (writes or changes) and tool_config:

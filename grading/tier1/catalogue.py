@@ -16,7 +16,9 @@ substring``), ``window`` (how far before/after a keyword a match may reach), ``p
 ``exclude`` (line-level exceptions), ``markdown: false`` (read shipped code files only, not
 code examples fenced in Markdown documentation), ``capabilities`` (fed to correlation),
 ``privilege`` (makes the skill high-privilege), ``paths`` (the rule reads only files whose
-path matches one of these expressions, and needs no keywords), ``context`` (strings of which one
+path matches one of these expressions, and needs no keywords), ``in_file`` (the rule reads only
+files whose text holds one of these expressions somewhere: what a hit means can depend on the
+whole file, such as a script's entry point), ``context`` (strings of which one
 must also occur in a keyword window — a cheap second gate for rules whose keywords are common
 words), ``first_party: true`` (a hit
 whose URLs are the skill's own declared host is labelled ``first_party``, see
@@ -137,6 +139,8 @@ class Rule:
     the one kind of single finding that may block a skill."""
     paths: re.Pattern[str] | None
     """Path rules read only the files whose path matches (and need no keywords)."""
+    in_file: tuple[linear.LinearPattern, ...]
+    """The rule reads only a file whose text one of these expressions matches (none: any file)."""
     context: tuple[str, ...]
     """Strings of which one must also occur in a keyword window for the patterns to run there."""
     min_entropy: float
@@ -321,6 +325,7 @@ def _parse_rule(raw: dict[str, Any], source: str) -> Rule:
         signals=_signals(raw, where),
         conclusive=bool(raw.get("conclusive", False)),
         paths=_paths(raw.get("paths"), where),
+        in_file=tuple(_compile(p, where) for p in raw.get("in_file", [])),
         context=tuple(str(c).lower() for c in raw.get("context", [])),
         min_entropy=float(raw.get("min_entropy", 0.0)),
         positives=positives,

@@ -315,6 +315,8 @@ def _match_views(file: _File, views: list[View], index: TextIndex, context: Scan
     for rule in index.plausible(context.catalogue.rules_for(frozenset(v.kind for v in views))):
         if markdown and not rule.in_markdown:
             continue
+        if rule.in_file and not any(e.search(index.text) for e in rule.in_file):
+            continue
         if rule.paths is not None:
             if not rule.paths.search(file.path):
                 continue
@@ -507,7 +509,30 @@ def _consented(text: str, offset: int, reach: int = 300) -> bool:
     after = text[offset : offset + reach]
     ends = [i for i in (after.find(". "), after.find("\n\n")) if i >= 0]
     end = offset + (min(ends) if ends else len(after))
-    return bool(lexicon.hits("consent", _EMPHASIS.sub("", text[start:end].lower())))
+    if lexicon.hits("consent", _EMPHASIS.sub("", text[start:end].lower())):
+        return True
+    lead_in = _list_lead_in(text, offset)
+    return lead_in is not None and bool(lexicon.hits("ask_when", lead_in.lower()))
+
+
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])\s")
+_LEAD_IN_REACH = 1500
+
+
+def _list_lead_in(text: str, offset: int) -> str | None:
+    """The line that announces the list holding ``offset`` ("escalate to the user when:"), or
+    None when ``offset`` is in no list item: the items of such a list are the cases in which
+    the agent stops and asks, not acts it takes."""
+    floor = text.rfind("\n", 0, max(0, offset - _LEAD_IN_REACH)) + 1
+    line_end = text.find("\n", offset)
+    lines = text[floor : line_end if line_end >= 0 else len(text)].split("\n")
+    in_item = False
+    for line in reversed(lines):
+        if _LIST_ITEM.match(line):
+            in_item = True
+        elif line.strip() and not line[:1].isspace():
+            return line if in_item and line.rstrip().endswith(":") else None
+    return None
 
 
 def _vetoed(rule: Rule, text: str, start: int, end: int) -> bool:
