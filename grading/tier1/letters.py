@@ -64,8 +64,20 @@ def rebuilt_lines(text: str) -> list[tuple[int, str]]:
 
 
 def _candidate_lines(text: str) -> list[int]:
-    """The start of each line holding a match of ``_EITHER``, in order."""
-    return sorted({text.rfind("\n", 0, start) + 1 for start, _ in _EITHER.spans(text, 1)})
+    """The start of each line holding a match of ``_EITHER``, in order.
+
+    One search per such line, resumed at the line's end: a line of a megabyte with a match in
+    every word is one search, not one per match, and each line's start is looked for back to
+    the previous line found only (a match's group never holds a line break), so the text is
+    read once whatever its lines' lengths."""
+    starts: list[int] = []
+    line_end = 0
+    while (match := _EITHER.search(text, line_end)) is not None:
+        start = match.start(1)
+        starts.append(text.rfind("\n", line_end, start) + 1)
+        found = text.find("\n", start)
+        line_end = len(text) if found < 0 else found
+    return starts
 
 
 def _rebuilt_line(line: str) -> str:
