@@ -183,11 +183,12 @@ class LinearPattern:
         for match in self._regex.finditer(found.data, start, end):
             yield LinearMatch(found, match, pos, end)
 
-    def spans(self, text: str, group: int = 0) -> Iterator[tuple[int, int]]:
-        """The character span of ``group`` in every match, in order (no match objects made),
-        found as they are asked for: a reader that stops early never pays for the rest."""
+    def spans(self, text: str, group: int = 0, pos: int = 0) -> Iterator[tuple[int, int]]:
+        """The character span of ``group`` in every match from ``pos`` on, in order (no match
+        objects made), found as they are asked for: a reader that stops early never pays for
+        the rest."""
         found = subject(text)
-        matches = self._regex.finditer(found.data)
+        matches = self._regex.finditer(found.data, found.byte(max(0, pos)))
         if found.ascii:
             for match in matches:
                 yield match.span(group)

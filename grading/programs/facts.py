@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 
 SECRET_FLOW = "secret-flow"
 """Data from a secret source (credential store, browser, wallet, agent logs, environment,
@@ -49,3 +50,21 @@ class Fact:
     store: bool = False
     """A secret flow of a secret *store* (key files, cloud credentials, the whole environment),
     not of one named secret: no host is owed it, the skill's own no more than another."""
+
+
+def per_block(
+    analyse: Callable[[str], list[Fact]], text: str, regions: Iterable[tuple[int, int]]
+) -> Iterator[Fact]:
+    """The facts of each region of ``text`` read as its own program (``analyse`` of the block
+    alone), their offsets moved to where the block stands.
+
+    A block repeated word for word — a guide's examples, a crafted file of ten thousand copies —
+    is analysed once: its facts depend on its text only (and the analysis's fixed arguments),
+    their offsets on its place, so each copy gets the first one's facts, moved."""
+    read: dict[str, list[Fact]] = {}
+    for start, end in regions:
+        block = text[start:end]
+        if block not in read:
+            read[block] = analyse(block)
+        for fact in read[block]:
+            yield replace(fact, offset=fact.offset + start)

@@ -31,6 +31,7 @@ from grading.programs.facts import (
     SECRET_FLOW,
     SECRET_READ,
     Fact,
+    per_block,
 )
 
 MAX_NODES = 100_000
@@ -130,8 +131,7 @@ def analyse(text: str, base: int = 0, *, typescript: bool = False) -> list[Fact]
 
 def blocks(text: str, regions: tuple[tuple[int, int], ...], path: str = "") -> Iterator[Fact]:
     typescript = path.lower().endswith(_TYPESCRIPT)
-    for start, end in regions:
-        yield from analyse(text[start:end], start, typescript=typescript)
+    return per_block(lambda block: analyse(block, typescript=typescript), text, regions)
 
 
 def _walk(node: Any, state: _State) -> None:

@@ -36,6 +36,7 @@ from grading.programs.facts import (
     SECRET_FLOW,
     SECRET_READ,
     Fact,
+    per_block,
 )
 
 MAX_STATEMENTS = 5000
@@ -102,8 +103,7 @@ def encoded_facts(script: str) -> list[Fact]:
 
 
 def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
-    for start, end in regions:
-        yield from analyse(text[start:end], start)
+    return per_block(analyse, text, regions)
 
 
 def _statements(text: str) -> Iterator[tuple[int, str]]:

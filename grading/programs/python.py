@@ -48,6 +48,7 @@ from grading.programs.facts import (
     SECRET_FLOW,
     SECRET_READ,
     Fact,
+    per_block,
 )
 
 SECRET = "secret"
@@ -1106,8 +1107,7 @@ def _fact(
 
 def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:
     """The facts of each region of ``text`` read as its own Python program (code blocks)."""
-    for start, end in regions:
-        yield from analyse(text[start:end], start)
+    return per_block(analyse, text, regions)
 
 
 _MESSAGE_CALLS = frozenset(

