@@ -88,7 +88,7 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
 def _run_encoded(script: str, offset: int, state: _State) -> None:
     """The facts of an encoded command, reported at the command that runs it."""
     for fact in encoded_facts(script):
-        state.fact(fact.kind, offset, f"-EncodedCommand: {fact.detail}", fact.hosts)
+        state.fact(fact.kind, offset, f"-EncodedCommand: {fact.detail}", fact.hosts, fact.store)
 
 
 def encoded_facts(script: str) -> list[Fact]:

@@ -12,7 +12,8 @@ there, so the program is read by its tokens, with the vocabularies the parsed la
   ``getenv()``, ``%ENV``, ``System.getenv()``);
 * a *network send*: a library call that posts, uploads or opens a socket (``http.Post``,
   ``http.NewRequest("POST"…``, ``Net::HTTP.post``, ``reqwest`` ``.post(``, ``curl_exec``,
-  ``LWP::UserAgent``, ``socket.http``, ``HttpClient``…), and the hosts of the file's URLs.
+  ``LWP::UserAgent``, ``socket.http``, ``HttpClient``, Swift's ``httpMethod = "POST"``, OkHttp,
+  .NET's ``WebRequest``…), and the hosts of the file's URLs.
 
 A secret source and a network send in one program file is ``SECRET_SEND``: without a parser the
 value cannot be followed from one to the other, so it is read as the program's purpose (a
@@ -35,7 +36,8 @@ MAX_SOURCE = 512 * 1024
 
 SUFFIXES = frozenset(
     {".go", ".rb", ".rs", ".lua", ".php", ".pl", ".pm", ".java", ".kt", ".kts", ".cs", ".swift",
-     ".scala", ".dart", ".ex", ".exs", ".groovy", ".cr", ".nim", ".jl", ".r", ".c", ".cc", ".cpp"}
+     ".scala", ".dart", ".ex", ".exs", ".groovy", ".cr", ".nim", ".jl", ".r", ".c", ".cc", ".cpp",
+     ".csx", ".fs", ".fsx", ".vb"}
 )  # fmt: skip
 """Languages a skill ships programs in that no analysis here parses."""
 FENCE_LANGUAGES = frozenset(
@@ -70,6 +72,8 @@ _SENDS = linear.compile(
     r"|\bHttpURLConnection\b|\bsetDoOutput\(\s*true|\.POST\(|\bHttpClient\b|\.PostAsync\("
     r"|\.Upload(?:String|File|Data)\b|\bURLSession\b[^\n]{0,80}\bupload|\bHTTPoison\.post\b"
     r"|\bReq\.post\b|\bMint\.HTTP\b|\bsocket\.(?:tcp|connect)\b"
+    r"|\.httpMethod\s*=\s*\"(?:POST|PUT|PATCH)\"|\bOkHttpClient\b|\.toRequestBody\("
+    r"|\bBodyPublishers\.of|\bWebRequest\.Create\b|\.GetRequestStream\("
 )
 """Library calls that send data over the network, in the languages read here."""
 
