@@ -724,6 +724,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         and _is_http(name, receiver)
         and not _sends(last, keywords)
         and not first.labels & {SECRET, ENV_SECRET}  # a prepared request carrying secrets
+        and not (last == "urlopen" and len(args) > 1)  # ``urlopen(url, data)`` posts ``data``
     ):
         host = sensitive.host_of(first.text or "") if first.text else None
         # a response carries what the server sent, not the request's credentials

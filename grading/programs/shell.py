@@ -26,6 +26,7 @@ The walk is linear in the script and bounded (MAX_NODES).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -234,7 +235,8 @@ def _call(name: str, args: list[_Value], node: Any, state: _State) -> None:
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
           "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
           "reflog", "push", "DROP ", "drop ", "dropdb", "printf", "powershell", "pwsh",
-          "node", "aws ", "gsutil", "gcloud", "az ", "gh ")  # fmt: skip
+          "node", "aws ", "gsutil", "gcloud", "az ", "gh ", "rclone", "s3cmd",
+          "azcopy")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -469,23 +471,31 @@ def _publishes(name: str, texts: list[str]) -> bool:
     return name == "gh" and "gist" in words and bool({"create", "edit"} & set(words))
 
 
-_STORAGE_VERBS = frozenset({"cp", "mv", "sync", "rsync", "upload", "upload-batch"})
+_STORAGE_VERBS = frozenset({"cp", "mv", "sync", "rsync", "upload", "upload-batch", "put", "copy",
+                            "copyto", "move"})  # fmt: skip
+_RCLONE_REMOTE = re.compile(r"\A(?![A-Za-z]:[\\/])[A-Za-z][\w-]{0,40}:(?!//)")
+"""An rclone remote (``photos-remote:library``), not a URL nor a Windows drive letter."""
 _FIELD_FLAGS = frozenset({"-f", "-F", "--field", "--raw-field", "--input", "-b", "--body",
                           "--body-file"})  # fmt: skip
 
 
 def _stores_remotely(name: str, texts: list[str], written: list[str]) -> str | None:
     """Where a copy to cloud storage or a comment on a forge puts what it is given — ``aws s3
-    cp``, ``gsutil cp``, ``gcloud storage cp``, ``az storage blob upload``, ``gh api`` with
+    cp``, ``gsutil cp``, ``gcloud storage cp``, ``s3cmd put``, ``rclone copy`` to a remote,
+    ``azcopy copy``, ``az storage blob upload``, ``gh api`` with
     fields, ``gh issue|pr comment|create`` with a body — or None. Each is a send whose reader is
     whoever owns the bucket or reads the thread; only a secret carried there is reported (a
     deploy to the project's own bucket is no finding). ``written``: the operands as written, for
     a bucket named through a value the analysis cannot fold."""
     words = [t.strip("\"'") for t in texts[:4]]
     remote = next((t for t in texts + written if t.startswith(("s3://", "gs://"))), None)
-    if name in ("aws", "gsutil", "gcloud") and remote is not None:
-        verbs = words[1:3] if name != "gsutil" else words[:2]
+    if name in ("aws", "gsutil", "gcloud", "s3cmd") and remote is not None:
+        verbs = words[1:3] if name in ("aws", "gcloud") else words[:2]
         return remote if _STORAGE_VERBS & set(verbs) else None
+    if name == "rclone" and _STORAGE_VERBS & set(words[:1]):
+        return next((t for t in texts[2:] if _RCLONE_REMOTE.match(t)), None)
+    if name == "azcopy" and _STORAGE_VERBS & set(words[:1]):
+        return next((t for t in texts[2:] if t.startswith("https://")), None)
     if name == "az" and words[:2] == ["storage", "blob"] and _STORAGE_VERBS & set(words[2:3]):
         return "Azure blob storage"
     fields = _FIELD_FLAGS & {t.split("=", 1)[0] for t in texts}
