@@ -813,6 +813,15 @@ _STORE_PATH = re.compile(r"[~.]|[\w.-]*/|id_")
 (``api_key``); a project's ``.env`` is the user's own configuration, not a home store."""
 
 
+def _store_path(unit: _Unit) -> bool:
+    """Whether the unit names a store by a path (``~/.aws/credentials``, ``.ssh/id_rsa``), not
+    by a word that may be anyone's ("the browser sends auth cookies")."""
+    return any(
+        "/" in (named := unit.original[start:end]) or named.lstrip().startswith((".", "~", "id_"))
+        for start, end in _stores(unit)
+    )
+
+
 def _stores(unit: _Unit) -> list[tuple[int, int]]:
     """Credential and agent stores the unit names by path (``~/.ssh``, ``.aws/credentials``,
     ``~/.claude``): names that read the same in every language."""
@@ -893,7 +902,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         if not (credential_only and (_AUTH_USE.search(unit.original) or instruments)):
             obj, send = pairs[0]
             sent = intent("secret-send", send, f"{said(obj)} → {said(send)}")
-            yield replace(sent, store=bool(_stores(unit)))
+            yield replace(sent, store=_store_path(unit))
 
     rewrites = live("history_rewrite")
     if all(_ORPHAN.search(said(hit)) for hit in rewrites):
@@ -996,7 +1005,7 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
             # a credential store and an outside host in one unit whose verbs we cannot read:
             # the two are the source and the sink of a send, whatever the words between them
             sent = intent("secret-send", stores[0], f"{said(stores[0])} → {hosts[0]}")
-            yield replace(sent, store=True)
+            yield replace(sent, store=_store_path(unit))
         if not (_USER_SECRET_CUE.match(cue.group()) and _ANY_NEGATION.search(unit.original)):
             # "never share your seed phrase" is advice in any language: the one closed-class
             # word "never" / "not" we can read in the languages whose verbs we cannot
