@@ -235,8 +235,8 @@ def _call(name: str, args: list[_Value], node: Any, state: _State) -> None:
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
           "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
           "reflog", "push", "DROP ", "drop ", "dropdb", "printf", "powershell", "pwsh",
-          "node", "aws ", "gsutil", "gcloud", "az ", "gh ", "rclone", "s3cmd",
-          "azcopy")  # fmt: skip
+          "node", "aws s3", "gsutil", "gcloud storage", "az storage", "gh api", "gh issue",
+          "gh pr", "rclone", "s3cmd", "azcopy")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
