@@ -43,7 +43,7 @@ import itertools
 import re
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from grading import linear
 from grading.bundle import lexicon
@@ -113,12 +113,20 @@ _IBAN = linear.compile(r"\b[A-Z]{2}\d{2}\s?(?:[A-Z0-9]{4}\s?){2,7}[A-Z0-9]{1,4}\
 _CRYPTO_ADDRESS = linear.compile(
     r"\b(?:0x[a-fA-F0-9]{40}|bc1[a-z0-9]{25,60}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|T[A-Za-z1-9]{33})\b"
 )
+_ALL = r"\b(?:alle|allt|tutt[ei]|všechn\w*|toate|wszystk\w*|tüm|όλ[εαο]\w*|всі|همه)\b"
+"""The word for "all" in languages Skillgate does not otherwise read (nl, sv, it, cs, ro, pl, tr,
+el, uk, fa)."""
+_AUTOMATIC = r"(?:automat|автомат|αυτόματ|خودکار|อัตโนมัติ)"
 _NEUTRAL_CUES = linear.compile(
     r"(?i)~/\.|\.ssh\b|\.aws\b|\.env\b|id_rsa|\.kube|wallet|keychain|cookies|token|passw|secret|"
     r"api[_-]?key|https?://|sudo\b|rm\s+-rf|curl\b|wget\b|chmod\b|\|\s*(?:ba)?sh\b|--no-verify|"
     r"--dangerously|nopasswd|\b[A-Z0-9_]{2,40}_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
     r"|seed\s?phrase|mnemonic|recovery\s?phrase|private\s?key|\b2fa\b|\botp\b|\biban\b"
+    rf"|{_ALL}[^\n]{{0,60}}?{_AUTOMATIC}|{_AUTOMATIC}\w*[^\n]{{0,60}}?{_ALL}"
 )
+"""Cues that read the same in any language, or nearly: paths, URLs, secret names, and "all …
+automatically" with the word for "all" of the languages Skillgate does not otherwise read (a
+closed class, as ``_ANY_NEGATION``) — the auto-approval of every action, whatever the verb."""
 _USER_SECRET_CUE = re.compile(
     r"(?i)seed\s?phrase|mnemonic|recovery\s?phrase|private\s?key|2fa|otp|iban"
 )
@@ -192,6 +200,9 @@ class Intent:
     language: str = ""
     objects: tuple[str, ...] = ()
     """The kinds of sensitive object the unit names (``credential``, ``conversation``…)."""
+    store: bool = False
+    """A send of a whole store named by its path (``~/.ssh``, ``.aws/credentials``): nobody's
+    first-party send, whatever the host (``Fact.store``)."""
 
 
 @dataclass
@@ -896,6 +907,15 @@ _STORE_PATH = re.compile(r"[~.]|[\w.-]*/|id_")
 (``api_key``); a project's ``.env`` is the user's own configuration, not a home store."""
 
 
+def _store_path(unit: _Unit) -> bool:
+    """Whether the unit names a store by a path (``~/.aws/credentials``, ``.ssh/id_rsa``), not
+    by a word that may be anyone's ("the browser sends auth cookies")."""
+    return any(
+        "/" in (named := unit.original[start:end]) or named.lstrip().startswith((".", "~", "id_"))
+        for start, end in _stores(unit)
+    )
+
+
 def _stores(unit: _Unit, *, env_files: bool = False) -> list[tuple[int, int]]:
     """Credential and agent stores the unit names by path (``~/.ssh``, ``.aws/credentials``,
     ``~/.claude``): names that read the same in every language; a ``.env`` file only with
@@ -977,7 +997,8 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         )
         if not (credential_only and (_AUTH_USE.search(unit.original) or instruments)):
             obj, send = pairs[0]
-            yield intent("secret-send", send, f"{said(obj)} → {said(send)}")
+            sent = intent("secret-send", send, f"{said(obj)} → {said(send)}")
+            yield replace(sent, store=_store_path(unit))
 
     rewrites = live("history_rewrite")
     if all(_ORPHAN.search(said(hit)) for hit in rewrites):
@@ -1079,7 +1100,8 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
         if stores and hosts and not pairs:
             # a credential store and an outside host in one unit whose verbs we cannot read:
             # the two are the source and the sink of a send, whatever the words between them
-            yield intent("secret-send", stores[0], f"{said(stores[0])} → {hosts[0]}")
+            sent = intent("secret-send", stores[0], f"{said(stores[0])} → {hosts[0]}")
+            yield replace(sent, store=_store_path(unit))
         if not (_USER_SECRET_CUE.match(cue.group()) and _ANY_NEGATION.search(unit.original)):
             # "never share your seed phrase" is advice in any language: the one closed-class
             # word "never" / "not" we can read in the languages whose verbs we cannot

@@ -105,12 +105,27 @@ class _State:
 _WORDS = (
     "fetch", "axios", "http", "eval", "Function", "child_process", "exec", "fromCharCode", "atob",
     "base64", "reverse", "readFile", "process.env", "sendBeacon", "WebSocket", "rmSync",
-    "rmdirSync", "unlinkSync", "removeSync", "rimraf", ".rm(", ".rmdir(", ".remove(",
+    "rmdirSync", "unlinkSync", "removeSync", "rimraf", ".rm(", ".rmdir(", ".remove(", "Deno.",
+    "Bun.env",
 )  # fmt: skip
 _DELETERS = frozenset({"rm", "rmSync", "rmdir", "rmdirSync", "unlink", "unlinkSync", "remove",
                        "removeSync", "emptyDir", "emptyDirSync"})  # fmt: skip
+_WHOLE_ENV = frozenset({"process.env", "Bun.env"})
+"""The whole environment as an object in Node and Bun (Deno's is ``Deno.env.toObject()``)."""
+_FILE_READS = frozenset({"readFileSync", "readFile", "createReadStream", "readdirSync", "readdir",
+                         "readTextFile", "readTextFileSync"})  # fmt: skip
+"""Node's ``fs`` reads and Deno's (``Deno.readTextFile``)."""
 _FILE_MODULES = ("fs", "fsp", "fse", "fs.promises", "fsPromises", "fsExtra")
 _RIMRAF = ("rimraf", "rimraf.sync", "rimrafSync")
+
+
+def _run_command(command: str, name: str, node: Any, state: _State) -> None:
+    """A shell command line ``exec``/``execSync`` runs, folded from its pieces, read by the
+    shell analysis (``execSync("tar czf - ~/.aws | curl -T - …")``): its facts are the call's."""
+    from grading.programs import shell  # shell reads ``node -e`` with this module
+
+    for fact in shell.analyse(command):
+        state.fact(fact.kind, node, f"{name}: {fact.detail}", fact.hosts, fact.store)
 
 
 def analyse(text: str, base: int = 0, *, typescript: bool = False) -> list[Fact]:
@@ -198,7 +213,7 @@ def _eval(node: Any, state: _State) -> _Value:
                 "".join(p.text or "" for p in pieces)[:MAX_TEXT], merged.labels, hosts=merged.hosts
             )
         return merged
-    if kind in ("identifier", "shorthand_property_identifier"):
+    if kind in ("identifier", "shorthand_property_identifier"):  # ``{ vars }`` is ``{vars: vars}``
         return state.env.get(state.text(node), _UNKNOWN)
     if kind == "binary_expression":
         left = _eval(node.child_by_field_name("left"), state)
@@ -224,9 +239,9 @@ def _eval(node: Any, state: _State) -> _Value:
         dotted = state.text(node)
         if dotted in state.env:
             return state.env[dotted]
-        if dotted == "process.env":
+        if dotted in _WHOLE_ENV:
             return _Value(None, frozenset({SECRET}))
-        if dotted.startswith("process.env."):
+        if dotted.startswith(("process.env.", "Bun.env.")):
             name = dotted.rsplit(".", 1)[-1]
             if name in ("HOME", "USERPROFILE"):
                 return _Value("~")
@@ -415,9 +430,13 @@ def _call(node: Any, state: _State) -> _Value:
         if lost is not None:
             state.fact(DESTROYS_DATA, node, f"{name} deletes {lost}: {(first.text or '?')[:100]}")
         return merged
-    if name == "JSON.stringify" and nodes and state.text(nodes[0]) == "process.env":
+    if name == "JSON.stringify" and nodes and state.text(nodes[0]) in _WHOLE_ENV:
         return _Value(None, frozenset({SECRET}))
-    if last in ("readFileSync", "readFile", "createReadStream", "readdirSync", "readdir"):
+    if name == "Deno.env.toObject":
+        return _Value(None, frozenset({SECRET}))
+    if name == "Deno.env.get" and sensitive.SECRET_NAME.search(first.text or ""):
+        return _Value(None, frozenset({ENV_SECRET}))
+    if last in _FILE_READS:
         path = first.text or ""
         if sensitive.is_sensitive_path(path) or SECRET in first.labels:
             state.fact(SECRET_READ, node, f"{name} {path[:120]}")
@@ -433,6 +452,8 @@ def _call(node: Any, state: _State) -> _Value:
             state.fact(FETCH_EXEC, node, f"{name} runs text fetched from the network", merged.hosts)
         elif DECODED in merged.labels:
             state.fact(DECODED_EXEC, node, f"{name} runs text produced by a decoder")
+        if last in ("exec", "execSync") and first.text:
+            _run_command(first.text, name, node, state)
         return merged
     if last in ("write", "end") and _REQUEST in receiver.labels:  # req.write(body); req.end(body)
         state.fact(NETWORK_SEND, node, f"a request's {last}()", receiver.hosts)

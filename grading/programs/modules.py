@@ -7,6 +7,8 @@ helpers.report import publish``, ``const { publish } = require("./lib/report")``
 it as a prelude and those import statements blanked (offsets kept), so the names are the
 functions defined above: a secret handed to an imported function that sends its parameter is a
 flow at the call (``python`` and ``javascript`` follow calls into the functions they know).
+A Python module imported whole (``import helpers.report``) is placed the same way, and its
+qualified calls (``helpers.report.publish(x)``) are read as calls of the function.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from collections.abc import Mapping
 _FROM_IMPORT = re.compile(
     r"(?m)^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(?:\([^)]{0,2000}\)|[^\n]{0,2000})"
 )
+_IMPORT = re.compile(r"(?m)^[ \t]*import[ \t]+([\w.]+)(?:[ \t]+as[ \t]+(\w+))?[ \t]*$")
+"""``import helpers.report`` (or ``… as report``): the module bound whole, its functions then
+called by their qualified name."""
 _JS_IMPORT = re.compile(
     r"(?m)^[ \t]*(?:(?:const|let|var)[ \t]+\{[^}]{0,500}\}[ \t]*=[ \t]*require\([ \t]*"
     r"|import[ \t]+\{[^}]{0,500}\}[ \t]+from[ \t]+)[\"'](\.{1,2}/[^\"'\n]{1,200})[\"'][ \t)]*;?"
@@ -50,10 +55,34 @@ def with_imports(path: str, text: str, texts: Mapping[str, str]) -> tuple[str, s
         blanked = blanked[:start] + re.sub(r"[^\n]", " ", match.group(0)) + blanked[end:]
         if len(modules) >= MAX_MODULES:
             break
+    if python:
+        blanked = _unqualified(folder, blanked, texts, modules)
     prelude = "".join(texts[m] + "\n" for m in modules)
     if not modules or len(prelude) > MAX_PRELUDE:
         return "", text
     return prelude, blanked
+
+
+def _unqualified(folder: str, text: str, texts: Mapping[str, str], modules: list[str]) -> str:
+    """``text`` with each module of the bundle it imports whole (``import helpers.report``)
+    added to ``modules``, the import blanked, and each qualified use ``helpers.report.publish``
+    written ``(              publish)`` — the same length, so offsets hold, and the name of a
+    function the prelude defines."""
+    for match in _IMPORT.finditer(text):
+        found = _module(folder, "", match.group(1), texts)
+        if found is None or len(modules) >= MAX_MODULES:
+            continue
+        if found not in modules:
+            modules.append(found)
+        start, end = match.span()
+        text = text[:start] + re.sub(r"[^\n]", " ", match.group(0)) + text[end:]
+        qualifier = re.escape(match.group(2) or match.group(1))
+        text = re.sub(
+            rf"(?<![\w.]){qualifier}\.([A-Za-z_]\w*)",
+            lambda m: "(" + " " * (len(m.group(0)) - len(m.group(1)) - 2) + m.group(1) + ")",
+            text,
+        )
+    return text
 
 
 def _module(folder: str, dots: str, name: str, texts: Mapping[str, str]) -> str | None:

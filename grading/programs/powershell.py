@@ -89,7 +89,7 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
 def _run_encoded(script: str, offset: int, state: _State) -> None:
     """The facts of an encoded command, reported at the command that runs it."""
     for fact in encoded_facts(script):
-        state.fact(fact.kind, offset, f"-EncodedCommand: {fact.detail}", fact.hosts)
+        state.fact(fact.kind, offset, f"-EncodedCommand: {fact.detail}", fact.hosts, fact.store)
 
 
 def encoded_facts(script: str) -> list[Fact]:
@@ -162,6 +162,19 @@ _ENCODED = re.compile(
 )
 
 
+_ADDRESS_VARIABLES = re.compile(r"""(?i)["']https?://[^"'\s]*?\$\{?(\w+)""")
+"""A variable expanded in the address of a request (``"https://h/ping?k=$key"``)."""
+
+
+def _secret_in_address(statement: str, state: _State) -> bool:
+    """A request's address that expands a variable holding a secret store: a GET sends its
+    address (a store in a header is left to the pattern rules, as a token authenticates)."""
+    return any(
+        SECRET in state.env.get(name.lower(), _Value()).labels
+        for name in _ADDRESS_VARIABLES.findall(statement)
+    )
+
+
 def _statement(statement: str, offset: int, state: _State) -> None:
     encoded = encoded_command(statement)
     if encoded is not None and not state.inner:
@@ -184,6 +197,11 @@ def _statement(statement: str, offset: int, state: _State) -> None:
             state.fact(SECRET_FLOW, offset, "a secret store reaches a web request", hosts, True)
         value = _Value(None, frozenset({FETCHED}))
     elif _FETCH.search(statement):
+        if _secret_in_address(statement, state):
+            state.fact(NETWORK_SEND, offset, "a web request", hosts)
+            state.fact(
+                SECRET_FLOW, offset, "a secret store in a web request's address", hosts, True
+            )
         value = _Value(None, value.labels | {FETCHED})
     if _EXEC.search(statement):
         if FETCHED in value.labels:

@@ -251,19 +251,23 @@ _DESTROYER_WORDS = ("rmtree", ".unlink(", "os.remove(", "rmdir(", "removedirs(",
                     "pg_drop", "--orphan", "reflog")  # fmt: skip
 _INDIRECTION_WORDS = ("import_module", "__import__(", "getattr(__builtins__", "getattr(builtins")
 """Modules and built-ins looked up by a string: what they call is only known by folding it."""
+_ASSEMBLY_WORDS = ('"".join(', "''.join(", '" ".join(', "' '.join(")
+"""A string assembled from a list of pieces: the source's words (``".s", "sh/"``) are only
+whole once the join is folded."""
 
 
 def worth_analysing(text: str) -> bool:
     """Whether the script can hold a fact: a decoder, or a sink or executor with a source or a
-    fetch to feed it, or a sensitive path to read (substring tests: most scripts have none of
-    these together and are left to the pattern rules)."""
+    fetch to feed it (or with a string assembled from pieces, which may be either), or a
+    sensitive path to read (substring tests: most scripts have none of these together and are
+    left to the pattern rules)."""
     if any(
         word in text
         for words in (_DECODER_WORDS, _DESTROYER_WORDS, _INDIRECTION_WORDS)
         for word in words
     ):
         return True
-    sources = any(word in text for word in _SOURCE_WORDS)
+    sources = any(word in text for word in _SOURCE_WORDS + _ASSEMBLY_WORDS)
     return sources and (
         any(word in text for word in _SINK_WORDS)
         or "open(" in text
@@ -388,8 +392,11 @@ def _store(attribute: str, value: Value, state: _State) -> None:
         state.attributes[attribute] = state.attributes.get(attribute, _NONE) | value.labels
 
 
-_FILLERS = frozenset({"append", "extend", "add", "update", "insert", "appendleft", "write"})
-"""Methods that put their arguments into the object they are called on."""
+_FILLERS = frozenset({"append", "extend", "add", "update", "insert", "appendleft", "write",
+                      "writelines", "writestr", "set_content", "set_payload", "attach",
+                      "add_attachment", "add_header"})  # fmt: skip
+"""Methods that put their arguments into the object they are called on (a list, a file, a
+zip archive, a mail message)."""
 
 
 def _fill(node: ast.expr, value: Value, env: dict[str, Value]) -> None:
@@ -718,6 +725,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         and _is_http(name, receiver)
         and not _sends(last, keywords)
         and not first.labels & {SECRET, ENV_SECRET}  # a prepared request carrying secrets
+        and not (last == "urlopen" and len(args) > 1)  # ``urlopen(url, data)`` posts ``data``
     ):
         host = sensitive.host_of(first.text or "") if first.text else None
         # a response carries what the server sent, not the request's credentials
@@ -1014,7 +1022,7 @@ def _exec(
         from grading.programs import shell  # shell reads ``python -c`` with this module
 
         for fact in shell.analyse(command):
-            _fact(state, fact.kind, node, f"{name}: {fact.detail}", fact.hosts)
+            _fact(state, fact.kind, node, f"{name}: {fact.detail}", fact.hosts, fact.store)
 
 
 def _executed(name: str, args: list[Value], keywords: dict[str | None, Value]) -> list[Value]:

@@ -25,11 +25,14 @@ SENSITIVE_PATH = linear.compile(
     r"|history\.jsonl"
     r"|sessions?/[^\s]*\.jsonl|\.bash_history|\.zsh_history|\.python_history|keychains?(?:/|\\|$)"
     r"|\.password-store|\.vault-token|\.terraform\.d/credentials|\.config/gh/hosts\.yml"
+    r"|\.gem/credentials|\.cargo/credentials|\.composer/auth\.json"
     r"|proc/[\w$]{1,12}/environ\b"
     r")"
 )
 """Credential, key, browser, wallet and agent stores (their path or a distinctive part of it),
-and a process's environment read as a file (``/proc/self/environ``)."""
+package registries' publishing credentials (``~/.npmrc``, ``~/.gem/credentials``,
+``~/.cargo/credentials``), and a process's environment read as a file
+(``/proc/self/environ``)."""
 
 SECRET_NAME = linear.compile(
     r"(?i)(?:token|secret|passw(?:or)?d|passphrase|api[_-]?key|access[_-]?key|private[_-]?key"

@@ -238,7 +238,8 @@ _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh
           "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
           "reflog", "push", "DROP ", "drop ", "dropdb", "pg_restore", "mongorestore", "printf",
           "powershell", "pwsh", "node", "gs://", "s3://", "blob.core.windows.net",
-          "storage blob upload")  # fmt: skip
+          "storage blob upload", "aws s3", "gsutil", "gcloud storage", "az storage", "gh api",
+          "gh issue", "gh pr", "rclone", "s3cmd", "azcopy")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -310,6 +311,8 @@ def _substitution(node: Any, state: _State) -> frozenset[str]:
     """The labels of what a ``$( … )`` or ``<( … )`` produces."""
     labels: set[str] = set()
     for child in node.children:
+        if child.type == "redirected_statement":  # ``$(cat ~/.npmrc 2>/dev/null)``
+            child = next((c for c in child.children if c.type in ("command", "pipeline")), child)
         if child.type == "command":
             labels |= _command_labels(child, state)
         elif child.type == "pipeline":
@@ -346,7 +349,7 @@ def _command_labels(
         labels.add(SECRET)
     if name == "security" and any("password" in t or "keychain" in t for t in texts):
         labels.add(SECRET)
-    if name in ("base64", "xxd", "openssl") and any(
+    if name in ("base64", "base32", "basenc", "xxd", "openssl") and any(
         t in ("-d", "--decode", "-D", "-r", "-a") for t in texts
     ):
         labels.add(DECODED)
@@ -361,19 +364,25 @@ def _command_labels(
         index = texts.index("-c")
         if index + 1 < len(texts) and texts[index + 1]:
             for fact in python_programs.analyse(texts[index + 1], 0):
-                state.fact(fact.kind, node, f"python -c: {fact.detail}", fact.hosts)
+                state.fact(fact.kind, node, f"python -c: {fact.detail}", fact.hosts, fact.store)
     inline = next((t for t in ("-e", "--eval", "-p", "--print") if t in texts), None)
     if name in ("node", "nodejs", "bun", "deno") and inline is not None:
         index = texts.index(inline)
         if index + 1 < len(texts) and texts[index + 1]:
             for fact in javascript_programs.analyse(texts[index + 1], 0):
-                state.fact(fact.kind, node, f"{name} {inline}: {fact.detail}", fact.hosts)
+                state.fact(
+                    fact.kind, node, f"{name} {inline}: {fact.detail}", fact.hosts, fact.store
+                )
     if name.removesuffix(".exe") in ("powershell", "pwsh"):
         encoded = powershell_programs.encoded_command(state.text(node))
         if encoded is not None:
             for fact in powershell_programs.encoded_facts(encoded[1]):
                 state.fact(
-                    fact.kind, node, f"powershell -EncodedCommand: {fact.detail}", fact.hosts
+                    fact.kind,
+                    node,
+                    f"powershell -EncodedCommand: {fact.detail}",
+                    fact.hosts,
+                    fact.store,
                 )
     _destroys(name, texts, node, state)
     from_files = frozenset(_file_labels(texts + _unfolded(node, state), state))
@@ -499,7 +508,47 @@ def _uploads(name: str, texts: list[str]) -> str | None:
     return bucket.group(1) or bucket.group(2)
 
 
+_STORAGE_VERBS = frozenset({"cp", "mv", "sync", "rsync", "upload", "upload-batch", "put", "copy",
+                            "copyto", "move"})  # fmt: skip
+_RCLONE_REMOTE = re.compile(r"\A(?![A-Za-z]:[\\/])[A-Za-z][\w-]{0,40}:(?!//)")
+"""An rclone remote (``photos-remote:library``), not a URL nor a Windows drive letter."""
+_FIELD_FLAGS = frozenset({"-f", "-F", "--field", "--raw-field", "--input", "-b", "--body",
+                          "--body-file"})  # fmt: skip
+
+
+def _stores_remotely(name: str, texts: list[str], written: list[str]) -> str | None:
+    """Where a copy to cloud storage or a comment on a forge puts what it is given — ``aws s3
+    cp``, ``gsutil cp``, ``gcloud storage cp``, ``s3cmd put``, ``rclone copy`` to a remote,
+    ``azcopy copy``, ``az storage blob upload``, ``gh api`` with
+    fields, ``gh issue|pr comment|create`` with a body — or None. Each is a send whose reader is
+    whoever owns the bucket or reads the thread; only a secret carried there is reported (a
+    deploy to the project's own bucket is no finding). ``written``: the operands as written, for
+    a bucket named through a value the analysis cannot fold."""
+    words = [t.strip("\"'") for t in texts[:4]]
+    remote = next((t for t in texts + written if t.startswith(("s3://", "gs://"))), None)
+    if name in ("aws", "gsutil", "gcloud", "s3cmd") and remote is not None:
+        verbs = words[1:3] if name in ("aws", "gcloud") else words[:2]
+        return remote if _STORAGE_VERBS & set(verbs) else None
+    if name == "rclone" and _STORAGE_VERBS & set(words[:1]):
+        return next((t for t in texts[2:] if _RCLONE_REMOTE.match(t)), None)
+    if name == "azcopy" and _STORAGE_VERBS & set(words[:1]):
+        return next((t for t in texts[2:] if t.startswith("https://")), None)
+    if name == "az" and words[:2] == ["storage", "blob"] and _STORAGE_VERBS & set(words[2:3]):
+        return "Azure blob storage"
+    fields = _FIELD_FLAGS & {t.split("=", 1)[0] for t in texts}
+    posts = words[:1] == ["api"] or words[1:2] in (["comment"], ["create"])
+    if name == "gh" and fields and posts:
+        return "a GitHub thread"
+    return None
+
+
 def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State) -> None:
+    remote = _stores_remotely(name, texts, _unfolded(node, state))
+    if remote is not None and (SECRET in carried or ENV_SECRET in carried or _sends_store(texts)):
+        store = SECRET in carried or _sends_store(texts)
+        what = "a secret store" if store else "a named secret"
+        state.fact(SECRET_FLOW, node, f"{what} is put in {remote} by {name}", _hosts(texts), store)
+        return
     written = _unfolded(node, state) if "" in texts else texts  # a bucket path built at run time
     bucket = _uploads(name, written if len(written) == len(texts) else texts)
     sending = (

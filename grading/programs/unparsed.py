@@ -12,7 +12,8 @@ there, so the program is read by its tokens, with the vocabularies the parsed la
   ``getenv()``, ``%ENV``, ``System.getenv()``);
 * a *network send*: a library call that posts, uploads or opens a socket (``http.Post``,
   ``http.NewRequest("POST"…``, ``Net::HTTP.post``, ``reqwest`` ``.post(``, ``curl_exec``,
-  ``LWP::UserAgent``, ``socket.http``, ``HttpClient``…), and the hosts of the file's URLs.
+  ``LWP::UserAgent``, ``socket.http``, ``HttpClient``, Swift's ``httpMethod = "POST"``, OkHttp,
+  .NET's ``WebRequest``…), and the hosts of the file's URLs.
 
 A secret source and a network send in one program file is ``SECRET_SEND``: without a parser the
 value cannot be followed from one to the other, so it is read as the program's purpose (a
@@ -35,7 +36,8 @@ MAX_SOURCE = 512 * 1024
 
 SUFFIXES = frozenset(
     {".go", ".rb", ".rs", ".lua", ".php", ".pl", ".pm", ".java", ".kt", ".kts", ".cs", ".swift",
-     ".scala", ".dart", ".ex", ".exs", ".groovy", ".cr", ".nim", ".jl", ".r", ".c", ".cc", ".cpp"}
+     ".scala", ".dart", ".ex", ".exs", ".groovy", ".cr", ".nim", ".jl", ".r", ".c", ".cc", ".cpp",
+     ".csx", ".fs", ".fsx", ".vb"}
 )  # fmt: skip
 """Languages a skill ships programs in that no analysis here parses."""
 FENCE_LANGUAGES = frozenset(
@@ -70,8 +72,22 @@ _SENDS = linear.compile(
     r"|\bHttpURLConnection\b|\bsetDoOutput\(\s*true|\.POST\(|\bHttpClient\b|\.PostAsync\("
     r"|\.Upload(?:String|File|Data)\b|\bURLSession\b[^\n]{0,80}\bupload|\bHTTPoison\.post\b"
     r"|\bReq\.post\b|\bMint\.HTTP\b|\bsocket\.(?:tcp|connect)\b"
+    r"|\.httpMethod\s*=\s*\"(?:POST|PUT|PATCH)\"|\bOkHttpClient\b|\.toRequestBody\("
+    r"|\bBodyPublishers\.of|\bWebRequest\.Create\b|\.GetRequestStream\("
 )
 """Library calls that send data over the network, in the languages read here."""
+
+
+_FILLED_QUERY = linear.compile(
+    r"[\"'`]https?://[^\"'`\s?]{1,200}\?[^\"'`\s]{0,200}="
+    r"(?:[\"'`]\s{0,4}(?:\+|\.\.?|<<)|#\{|\$\{|\$[A-Za-z_]|\\\(|\{[A-Za-z_]|%[sv])"
+)
+"""A URL whose query parameter is filled at run time (``"https://h/v?m=" + key``, Ruby's
+``"…?c=#{creds}"``, Kotlin's ``"…?k=$key"``, Swift's ``"…?k=\\(key)"``, C#'s ``$"…?k={key}"``):
+requesting it sends the value, whatever the verb — a GET carries data in its address."""
+_COMMA = re.compile(r"\s{0,4},\s{0,4}\Z")
+"""What separates the arguments of a path-joining call (``File.join(Dir.home, ".gem",
+"credentials")``, ``filepath.Join(home, ".ssh", "id_rsa")``, ``Path.Combine``)."""
 
 
 def is_unparsed_program(path: str, text: str) -> bool:
@@ -97,7 +113,7 @@ def analyse(text: str) -> list[Fact]:
     harvest = _WHOLE_ENV.search(text)
     if source is None and harvest is not None:
         source = (harvest.start(), f"takes the whole environment ({harvest.group().strip()})")
-    send = _SENDS.search(text)
+    send = _SENDS.search(text) or _FILLED_QUERY.search(text)
     hosts = tuple(
         dict.fromkeys(h for _, v, _ in constants if (h := sensitive.host_of(v)) is not None)
     )
@@ -117,22 +133,33 @@ def _named(hosts: tuple[str, ...]) -> str:
 
 def _constants(text: str) -> list[tuple[int, str, bool]]:
     """(offset, value, decoded) of every string constant, of every run of constants the code
-    joins, and of every character-code list."""
+    joins, of every run of constants listed one after another (joined with ``/``, as a path
+    join would), and of every character-code list."""
     found: list[tuple[int, str, bool]] = []
     run: list[str] = []
-    run_start, run_end = 0, -1
+    listed: list[str] = []  # constants given one after another to a call: path pieces
+    run_start, run_end, listed_start = 0, -1, 0
     for match in _STRING.finditer(text):
         value = next(g for g in match.groups() if g is not None)
         found.append((match.start(), value, False))
-        if run and _JOIN.match(text[run_end : match.start()]):
+        between = text[run_end : match.start()] if run_end >= 0 else "\n"
+        if run and _JOIN.match(between):
             run.append(value)
         else:
             if len(run) > 1:
                 found.append((run_start, "".join(run), False))
             run, run_start = [value], match.start()
+        if listed and _COMMA.match(between):
+            listed.append(value)
+        else:
+            if len(listed) > 1:
+                found.append((listed_start, "/".join(listed), False))
+            listed, listed_start = [value], match.start()
         run_end = match.end()
     if len(run) > 1:
         found.append((run_start, "".join(run), False))
+    if len(listed) > 1:
+        found.append((listed_start, "/".join(listed), False))
     for match in _CODES.finditer(text):
         codes = [int(c) for c in re.findall(r"\d+", match.group(1))]
         if all(32 <= c < 127 or c in (9, 10) for c in codes):
