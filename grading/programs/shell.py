@@ -543,14 +543,14 @@ def _stores_remotely(name: str, texts: list[str], written: list[str]) -> str | N
 
 
 def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State) -> None:
-    remote = _stores_remotely(name, texts, _unfolded(node, state))
+    written = _unfolded(node, state) if "" in texts else texts  # a bucket path built at run time
+    bucket = _uploads(name, written if len(written) == len(texts) else texts)
+    remote = None if bucket else _stores_remotely(name, texts, _unfolded(node, state))
     if remote is not None and (SECRET in carried or ENV_SECRET in carried or _sends_store(texts)):
         store = SECRET in carried or _sends_store(texts)
         what = "a secret store" if store else "a named secret"
         state.fact(SECRET_FLOW, node, f"{what} is put in {remote} by {name}", _hosts(texts), store)
         return
-    written = _unfolded(node, state) if "" in texts else texts  # a bucket path built at run time
-    bucket = _uploads(name, written if len(written) == len(texts) else texts)
     sending = (
         (name in _FETCHERS and _sends(texts))
         or name in _NET_SENDERS

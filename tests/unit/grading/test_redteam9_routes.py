@@ -163,7 +163,9 @@ def test_a_secret_put_in_a_bucket_or_a_thread_is_a_flow(command: str) -> None:
     ],
 )
 def test_a_deploy_or_a_comment_without_a_secret_is_no_finding(command: str) -> None:
-    assert shell.analyse(command) == []
+    """A copy to a bucket is still a network send of the inventory (its host the bucket), never
+    a secret flow."""
+    assert {fact.kind for fact in shell.analyse(command)} <= {NETWORK_SEND}
 
 
 def test_a_store_sent_through_a_subprocess_keeps_its_store_mark() -> None:
