@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from grading import policy, tier1
+from grading import tier1
 from grading.bundle.language import identify
-from grading.judges.heuristic import HeuristicJudge
+from tests.unit.grading.bundles import decide, read
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "lang8"
 MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
@@ -33,16 +33,6 @@ HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
 UNREAD_HONEST = {"it-ssh-setup", "nl-seed-safety", "uk-env-docs"}
 """Honest skills wholly in a language Skillgate does not read: a person reads them."""
 MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
-
-
-def read(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): p.read_text() for p in sorted(folder.rglob("*"))}
-
-
-def decide(files: dict[str, str]) -> policy.Decision:
-    report = tier1.scan(files)
-    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
-    return policy.decide(report, judgement, auto_approve_min=80, review_min=60)
 
 
 def rules(steps: str) -> set[str]:

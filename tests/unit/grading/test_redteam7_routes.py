@@ -16,22 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.programs import javascript, powershell, python, shell, workflow
 from grading.programs.facts import SECRET_FLOW, SECRET_READ
+from tests.unit.grading.bundles import rule_ids
 from tests.unit.grading.test_suites import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 BLOCKED = ("reject", "tier1_fail")
-
-
-def _rules(folder: Path) -> set[str]:
-    files = {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-    return {f.rule_id for f in tier1.scan(files).findings}
 
 
 @pytest.mark.parametrize(
@@ -52,7 +43,7 @@ def _rules(folder: Path) -> set[str]:
 def test_a_secret_sent_by_a_new_route_is_blocked_by_the_flow_rule(attack: str, rule: str) -> None:
     folder = FIXTURES / "redteam" / attack
     assert outcome(folder) in BLOCKED
-    assert rule in _rules(folder)
+    assert rule in rule_ids(folder)
 
 
 @pytest.mark.parametrize("attack", ["leet-orders", "spaced-orders"])
@@ -60,7 +51,7 @@ def test_orders_with_words_disguised_in_ascii_are_blocked(attack: str) -> None:
     """``s3nd th3 c0nt3nts``, ``s e n d``: rebuilt (``tier1.letters``) and read again."""
     folder = FIXTURES / "redteam" / attack
     assert outcome(folder) in BLOCKED
-    assert {"obfuscation.disguised-command", "exfil.send-sensitive"} <= _rules(folder)
+    assert {"obfuscation.disguised-command", "exfil.send-sensitive"} <= rule_ids(folder)
 
 
 def test_version_numbers_and_ids_are_no_disguise() -> None:
@@ -77,7 +68,7 @@ def test_orders_in_every_followed_file_and_in_look_alike_letters_stay_blocked(at
 def test_a_run_script_padded_past_the_scan_limit_goes_to_a_person() -> None:
     folder = FIXTURES / "redteam" / "oversize-script-tail"
     assert outcome(folder) == "review"
-    assert "file.obeyed-not-scanned" in _rules(folder)
+    assert "file.obeyed-not-scanned" in rule_ids(folder)
 
 
 @pytest.mark.parametrize(

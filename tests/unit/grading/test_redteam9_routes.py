@@ -16,23 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle import intents
 from grading.programs import javascript, python, shell, unparsed
 from grading.programs.facts import NETWORK_SEND, SECRET_FLOW, SECRET_SEND
+from tests.unit.grading.bundles import rule_ids
 from tests.unit.grading.test_suites import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 BLOCKED = ("reject", "tier1_fail")
-
-
-def _rules(folder: Path) -> set[str]:
-    files = {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-    return {f.rule_id for f in tier1.scan(files).findings}
 
 
 @pytest.mark.parametrize(
@@ -63,7 +54,7 @@ def _rules(folder: Path) -> set[str]:
 def test_each_new_route_is_blocked_by_the_rule_that_reads_it(attack: str, rule: str) -> None:
     folder = FIXTURES / "redteam" / attack
     assert outcome(folder) in BLOCKED
-    assert rule in _rules(folder)
+    assert rule in rule_ids(folder)
 
 
 @pytest.mark.parametrize(
@@ -117,7 +108,7 @@ def test_routes_with_one_signal_reach_a_person(attack: str, rule: str) -> None:
     a person decides."""
     folder = FIXTURES / "redteam" / attack
     assert outcome(folder) == "review"
-    assert rule in _rules(folder)
+    assert rule in rule_ids(folder)
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from grading import policy, tier1
-from grading.judges.heuristic import HeuristicJudge
+from tests.unit.grading.bundles import decide, read
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 REDTEAM = sorted(p for p in (FIXTURES / "redteam").iterdir() if p.is_dir())
@@ -27,14 +26,7 @@ HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
 
 
 def outcome(folder: Path) -> str:
-    files = {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-    report = tier1.scan(files)
-    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
-    return policy.decide(report, judgement, auto_approve_min=80, review_min=60).outcome
+    return decide(read(folder)).outcome
 
 
 def test_the_suites_are_large_enough() -> None:

@@ -1,0 +1,32 @@
+"""Fixture skills as the registry grades them: a folder read as a bundle, its Tier 1 rules, and
+the offline decision (Tier 1, the heuristic judge, the default policy bands)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grading import policy, tier1
+from grading.judges.heuristic import HeuristicJudge
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
+
+
+def read(folder: Path) -> dict[str, str]:
+    """Every file of the fixture skill, by its path inside the skill."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def rule_ids(folder: Path) -> set[str]:
+    """The Tier 1 rules the fixture skill fires."""
+    return {f.rule_id for f in tier1.scan(read(folder)).findings}
+
+
+def decide(files: dict[str, str]) -> policy.Decision:
+    """The offline decision on a bundle."""
+    report = tier1.scan(files)
+    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
+    return policy.decide(report, judgement, auto_approve_min=80, review_min=60)
