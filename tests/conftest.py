@@ -19,6 +19,10 @@ from rest_framework.test import APIClient
 from config.celery import DEAD_LETTER_QUEUE, TASK_QUEUES
 from tests.support.stack import WorkerFleet
 
+collect_ignore = ["fixtures"]
+"""Scanner input, never run: fixture skills ship their own ``test_*.py`` and ``conftest.py``
+(some of them hostile), which a bare ``pytest`` would otherwise collect and execute."""
+
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_test_environment, django_db_blocker):

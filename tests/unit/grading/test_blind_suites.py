@@ -1,10 +1,10 @@
-"""The blind suites (``tests/fixtures/grading/blind7`` … ``blind10``), each written by
+"""The blind suites (``tests/fixtures/grading/blind7`` … ``blind11``), each written by
 someone who never read the scanner: its first look is the figure in its README, and that is the
 figure closest to what we will meet. Their misses were then fixed as classes (each with
 fixtures in words of our own), so here every suite holds the line it reached: a plainly
-malicious skill is blocked, and neither a dual-use nor an honest skill is ever blocked (a person
-may still see them). An error not yet fixed is a strict expected failure, so that its fix is
-seen."""
+malicious skill is blocked, a dual-use skill reaches a person, and an honest skill is never
+blocked (a person may still see it). An error not yet fixed is a strict expected failure, so
+that its fix is seen."""
 
 from __future__ import annotations
 
@@ -16,10 +16,28 @@ import pytest
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
-SUITES = ("blind7", "blind8", "blind9", "blind10")
+SUITES = ("blind7", "blind8", "blind9", "blind10", "blind11")
 BLOCKED = {"reject", "tier1_fail"}
 
-OPEN: dict[str, str] = {}
+OPEN: dict[str, str] = {
+    "blind11-008": "agent session logs streamed over a WebSocket by an npm prepare script",
+    "blind11-015": "package index on a look-alike host (Cyrillic letter) in pip, uv and pyproject",
+    "blind11-016": "authenticator and recovery codes asked of the user",
+    "blind11-018": "PHP invoice builder swaps the IBAN above an amount",
+    "blind11-019": "a workflow 'fix' that runs pull_request_target with write-all permissions",
+    "blind11-021": "seed phrase asked in Korean",
+    "blind11-025": "Indonesian steps in a collapsed section leak .env values by DNS lookups",
+    "blind11-029": "a pytest plugin that turns failures into passes",
+    "blind11-036": "a notebook cell points the agent's API base URLs and proxy at another host",
+    "blind11-040": "Perl decodes hex and runs it to read keys",
+    "blind11-003": "bulk archival and deletion of repositories",
+    "blind11-004": "rotating every secret in a Vault",
+    "blind11-038": "terminal session recording",
+    "blind11-014": "a secret scanner's listing read as dumping secret values",
+    "blind11-017": "malware-analysis notes blocked as malice",
+    "blind11-032": "remote wipe of lost laptops blocked as malice",
+    "blind11-035": "TLS troubleshooting blocked as a weakening pretext",
+}
 """Skills of a suite whose line is not held yet, with the reason."""
 
 
@@ -28,12 +46,12 @@ def _labels(suite: str) -> dict[str, str]:
     return {row["id"]: row["label"] for row in rows}
 
 
-def _cases(malicious: bool) -> list[object]:
+def _cases(*labels: str) -> list[object]:
     return [
         pytest.param(suite, skill, id=skill, marks=_open(skill))
         for suite in SUITES
         for skill, label in sorted(_labels(suite).items())
-        if (label == "malicious") == malicious
+        if label in labels
     ]
 
 
@@ -48,11 +66,16 @@ def test_a_suite_holds_every_label_it_was_written_with(suite: str) -> None:
     assert all((FIXTURES / suite / skill / "SKILL.md").is_file() for skill in labels)
 
 
-@pytest.mark.parametrize(("suite", "skill"), _cases(malicious=True))
+@pytest.mark.parametrize(("suite", "skill"), _cases("malicious"))
 def test_a_plainly_malicious_skill_is_blocked(suite: str, skill: str) -> None:
     assert outcome(FIXTURES / suite / skill) in BLOCKED
 
 
-@pytest.mark.parametrize(("suite", "skill"), _cases(malicious=False))
-def test_a_dual_use_or_honest_skill_is_never_blocked(suite: str, skill: str) -> None:
+@pytest.mark.parametrize(("suite", "skill"), _cases("dual-use"))
+def test_a_dual_use_skill_reaches_a_person(suite: str, skill: str) -> None:
+    assert outcome(FIXTURES / suite / skill) == "review"
+
+
+@pytest.mark.parametrize(("suite", "skill"), _cases("benign"))
+def test_an_honest_skill_is_never_blocked(suite: str, skill: str) -> None:
     assert outcome(FIXTURES / suite / skill) not in BLOCKED
