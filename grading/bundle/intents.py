@@ -804,7 +804,8 @@ _TOLD_ADVICE = re.compile(
 
 
 def _sentence_around(unit: _Unit, start: int, end: int) -> tuple[int, int]:
-    cuts = [m.end() for m in _SENTENCE_CUT.finditer(unit.original, 0, start + 1) if m.end() <= start]
+    text = unit.original
+    cuts = [m.end() for m in _SENTENCE_CUT.finditer(text, 0, start + 1) if m.end() <= start]
     after = _SENTENCE_CUT.search(unit.original, end)
     return (cuts[-1] if cuts else 0), (after.start() if after else len(unit.text))
 
