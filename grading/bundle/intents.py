@@ -113,10 +113,13 @@ _IBAN = linear.compile(r"\b[A-Z]{2}\d{2}\s?(?:[A-Z0-9]{4}\s?){2,7}[A-Z0-9]{1,4}\
 _CRYPTO_ADDRESS = linear.compile(
     r"\b(?:0x[a-fA-F0-9]{40}|bc1[a-z0-9]{25,60}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|T[A-Za-z1-9]{33})\b"
 )
-_ALL = r"\b(?:alle|allt|tutt[ei]|všechn\w*|toate|wszystk\w*|tüm|όλ[εαο]\w*|всі|همه)\b"
+_ALL = (
+    r"(?:\b(?:alle|allt|tutt[ei]|všechn\w*|toate|wszystk\w*|tüm|όλ[εαο]\w*|всі|همه|semua|mọi"
+    r"|tất cả)\b|सभी|सब)"
+)
 """The word for "all" in languages Skillgate does not otherwise read (nl, sv, it, cs, ro, pl, tr,
-el, uk, fa)."""
-_AUTOMATIC = r"(?:automat|автомат|αυτόματ|خودکار|อัตโนมัติ)"
+el, uk, fa, id, vi, hi)."""
+_AUTOMATIC = r"(?:automat|автомат|αυτόματ|خودکار|อัตโนมัติ|otomati[sk]|tự động|स्वचालित)"
 _NEUTRAL_CUES = linear.compile(
     r"(?i)~/\.|\.ssh\b|\.aws\b|\.env\b|id_rsa|\.kube|wallet|keychain|cookies|token|passw|secret|"
     r"api[_-]?key|https?://|sudo\b|rm\s+-rf|curl\b|wget\b|chmod\b|\|\s*(?:ba)?sh\b|--no-verify|"

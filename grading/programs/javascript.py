@@ -384,12 +384,19 @@ def _call(node: Any, state: _State) -> _Value:
     )
     if callee is not None and callee.type in _CALLED_RESULTS:
         _eval(callee, state)  # Function(code)(), new Function(code)(): the inner call is read
+    invoked = _unwrapped(callee)
+    if invoked is not None and invoked.type in _FUNCTIONS:
+        _callback(invoked, _UNKNOWN, state)  # (async () => { … })(): the body runs now
     merged = _merge([*args, receiver])  # r.text(), data.toString(): the receiver's labels go on
-    if last in _PROMISE_CALLBACKS and callee is not None and callee.type == "member_expression":
-        for callback in nodes:
-            if callback.type in _FUNCTIONS:
-                returned = _callback(callback, receiver, state)
-                merged = _merge([merged, returned])
+    promised = last in _PROMISE_CALLBACKS and callee is not None
+    promised = promised and callee.type == "member_expression"
+    for callback in nodes:
+        if callback.type not in _FUNCTIONS:
+            continue
+        if promised:
+            merged = _merge([merged, _callback(callback, receiver, state)])
+        else:  # ws.on("open", () => …), setTimeout(() => …): a handler runs when called back
+            _callback(callback, _UNKNOWN, state)
     if name == "String.fromCharCode" and args and all(a.number is not None for a in args):
         text = "".join(
             chr(a.number) for a in args if a.number is not None and 0 <= a.number < 0x110000
@@ -455,7 +462,7 @@ def _call(node: Any, state: _State) -> _Value:
         if last in ("exec", "execSync") and first.text:
             _run_command(first.text, name, node, state)
         return merged
-    if last in ("write", "end") and _REQUEST in receiver.labels:  # req.write(body); req.end(body)
+    if last in ("write", "end", "send") and _REQUEST in receiver.labels:  # req.write(body)
         state.fact(NETWORK_SEND, node, f"a request's {last}()", receiver.hosts)
         if merged.labels & {SECRET, ENV_SECRET} and args:
             store = SECRET in merged.labels
@@ -465,6 +472,8 @@ def _call(node: Any, state: _State) -> _Value:
         return _Value(None, frozenset({_REQUEST}), hosts=receiver.hosts)
     if last == "request" and name.startswith(("http", "require('http", 'require("http')):
         return _node_request(nodes, args, state)
+    if last == "WebSocket" and node.type == "new_expression":
+        return _socket(first)
     if name in (
         "fetch",
         "axios",
@@ -574,6 +583,14 @@ _VM_RUNNERS = frozenset(
 )
 
 
+def _unwrapped(node: Any) -> Any:
+    """The expression inside parentheses (``(async () => {…})`` is the arrow function)."""
+    while node is not None and node.type == "parenthesized_expression":
+        inner = [c for c in node.named_children if c.type != "comment"]
+        node = inner[0] if inner else None
+    return node
+
+
 def _callback(function: Any, given: _Value, state: _State) -> _Value:
     """A promise's callback (``.then(r => r.text())``) run with what the promise resolves to
     as its first parameter: its expression body's value, or its block walked for facts."""
@@ -628,7 +645,8 @@ def _b64(text: str, labels: frozenset[str], node: Any, state: _State) -> _Value:
 
 
 _REQUEST = "request"
-"""A request object of Node's ``http``/``https`` modules: what its ``write``/``end`` get is sent."""
+"""A request object of Node's ``http``/``https`` modules or a WebSocket: what its ``write``,
+``end`` or ``send`` get is sent."""
 
 
 def _node_request(nodes: list[Any], args: list[_Value], state: _State) -> _Value:
@@ -645,6 +663,13 @@ def _node_request(nodes: list[Any], args: list[_Value], state: _State) -> _Value
                 named = _eval(pair.child_by_field_name("value"), state).text
                 host = named.lower() if named else None
     return _Value(None, frozenset({_REQUEST, FETCHED}), hosts=(host,) if host else ())
+
+
+def _socket(url: _Value) -> _Value:
+    """``new WebSocket(url)`` (the browser's, Deno's, the ``ws`` package's): a connection whose
+    ``send`` carries what it is given to the URL's host, as a request's ``write`` does."""
+    host = sensitive.host_of(url.text or "") if url.text else None
+    return _Value(None, frozenset({_REQUEST, FETCHED}), hosts=(host,) if host else url.hosts)
 
 
 def _request(name: str, nodes: list[Any], args: list[_Value], node: Any, state: _State) -> _Value:

@@ -720,6 +720,10 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
             return Value(
                 path.text if last in ("Path", "PurePath") else None, everything.labels | {SECRET}
             )
+    positional = last in _FETCHERS and _sent_positionally(last, args, keywords)
+    if positional and _is_http(name, receiver):
+        _sink(node, name, last, args, keywords, state)
+        return Value(None, frozenset({FETCHED}))
     if (
         last in _FETCHERS
         and _is_http(name, receiver)
@@ -949,6 +953,25 @@ def _is_http(name: str, receiver: Value) -> bool:
 
 def _sends(last: str, keywords: dict[str | None, Value]) -> bool:
     return last != "get" and any(k in keywords for k in ("data", "json", "files", "body"))
+
+
+_WRITING_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def _sent_positionally(last: str, args: list[Value], keywords: dict[str | None, Value]) -> bool:
+    """A request that carries data given by position: ``http.client``'s ``conn.request("POST",
+    "/p", body)`` (a body, or a writing method), and ``requests.get(url, params)`` or
+    ``params=`` filled from a secret store — the query carries it in the address, whatever the
+    verb. An ordinary query (``get(url, {"q": term})``) is a fetch, and so is one with a named
+    token (``{"api_key": os.getenv("NCBI_API_KEY")}``): many APIs authenticate that way."""
+    if last == "request" and args and (args[0].text or "").upper() in _WRITING_METHODS:
+        return True
+    if last == "request" and len(args) >= 3 and "url" not in keywords:
+        return True
+    if last == "get":
+        given = [*args[1:], *(v for k, v in keywords.items() if k == "params")]
+        return any(SECRET in v.labels for v in given)
+    return False
 
 
 def _is_exec(name: str, last: str) -> bool:

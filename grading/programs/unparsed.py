@@ -13,7 +13,8 @@ there, so the program is read by its tokens, with the vocabularies the parsed la
 * a *network send*: a library call that posts, uploads or opens a socket (``http.Post``,
   ``http.NewRequest("POST"…``, ``Net::HTTP.post``, ``reqwest`` ``.post(``, ``curl_exec``,
   ``LWP::UserAgent``, ``socket.http``, ``HttpClient``, Swift's ``httpMethod = "POST"``, OkHttp,
-  .NET's ``WebRequest``…), and the hosts of the file's URLs.
+  .NET's ``WebRequest``, Dart's ``http.post``, R's ``httr::POST`` and ``req_body_json``, a
+  WebSocket opened in any of them…), and the hosts of the file's URLs.
 
 A secret source and a network send in one program file is ``SECRET_SEND``: without a parser the
 value cannot be followed from one to the other, so it is read as the program's purpose (a
@@ -74,6 +75,11 @@ _SENDS = linear.compile(
     r"|\bReq\.post\b|\bMint\.HTTP\b|\bsocket\.(?:tcp|connect)\b"
     r"|\.httpMethod\s*=\s*\"(?:POST|PUT|PATCH)\"|\bOkHttpClient\b|\.toRequestBody\("
     r"|\bBodyPublishers\.of|\bWebRequest\.Create\b|\.GetRequestStream\("
+    r"|\bhttpx?\.(?:post|put|patch)\(|\.(?:postUrl|putUrl)\("
+    r"|\b(?:httr::)?(?:POST|PUT|PATCH)\(\s*(?:url\b|[\"'])|\breq_body_(?:raw|json|form|multipart|file)\("
+    r"|\bhandle_setopt\([^)\n]{0,80}\bpostfields\b"
+    r"|\bWebSocket(?:Channel)?\.connect\b|\bClientWebSocket\b|\bwebsocket\.(?:Dial|DefaultDialer)\b"
+    r"|\b(?:tungstenite::connect|connect_async)\b"
 )
 """Library calls that send data over the network, in the languages read here."""
 

@@ -32,7 +32,8 @@ KIND_ALIASES: dict[str, frozenset[str]] = {
 }
 
 _MARKDOWN = {".md", ".markdown", ".mdx", ".mdc"}
-_PYTHON = {".py", ".pyw", ".pyi"}
+_PYTHON = {".py", ".pyw", ".pyi", ".pth"}
+"""Python, and the ``.pth`` files whose ``import`` lines the interpreter runs at every start."""
 _SHELL = {".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".bat", ".cmd"}
 _JAVASCRIPT = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"}
 _CONFIG = {".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".skill"}
@@ -394,6 +395,7 @@ _COMMAND_VALUE = linear.compile(
     r"^\s*(?:sudo\s+)?(?:[\w./-]{0,80}/)?(?:curl|wget|python[23]?|node|deno|bun|bash|sh|zsh|pwsh"
     r"|powershell|npx|pipx?|pip3|npm|pnpm|yarn|uvx?|git|rm|chmod|nc|ncat|ssh|scp|rsync|eval|iex"
     r"|perl|ruby|php|docker|kubectl|gh|base64|openssl)\b"
+    r"|^\s*(?:env|printenv|tar|cat)\s+[|\S]"
 )
 """A data value that is a command line: its first word is a program the agent would run."""
 _ESCAPE = re.compile(r"\\(.)")

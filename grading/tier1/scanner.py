@@ -1232,11 +1232,29 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
     context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
+_TOOL_RUN_KEYS = linear.compile(
+    r'"(?:initializeCommand|onCreateCommand|updateContentCommand|postCreateCommand'
+    r'|postStartCommand|postAttachCommand)"\s*:|"runOn"\s*:|"type"\s*:\s*"(?:shell|process|command)"'
+    r"|(?m:^[ \t]*(?:-[ \t]+)?entry[ \t]*:[ \t]*\S)"
+)
+"""Keys whose commands a tool runs by itself, whatever the file is called: a dev container's
+lifecycle commands, an editor task (``"type": "shell"``, ``"runOn": "folderOpen"``), an agent
+hook (``"type": "command"``), a pre-commit hook's ``entry``."""
+
+
 def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
     """The scripts of a shipped ``package.json`` are shell commands npm runs — on ``npm run``,
     ``npm test``, and by itself on install (lifecycle scripts): read as the shell they are, as
-    code that runs, wherever the instructions mention them."""
-    if file.path.rsplit("/", 1)[-1] != "package.json":
+    code that runs, wherever the instructions mention them. So are the commands of any other
+    tool configuration the skill ships (``_TOOL_RUN_KEYS``): a ``devcontainer.json`` or a
+    ``tasks.json`` copied into place runs its commands when the folder opens, under any name
+    the skill gives it."""
+    name = file.path.rsplit("/", 1)[-1].lower()
+    if name != "package.json" and not (
+        file.role == "shipped"
+        and name.endswith((".json", ".jsonc", ".yaml", ".yml"))
+        and _TOOL_RUN_KEYS.search(file.normalised.text)
+    ):
         return
     if context.graph is not None and context.graph.obeyed(file.path):
         return  # carried out as data: ``_analyse_data_commands`` reads its commands
