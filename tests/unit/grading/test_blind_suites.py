@@ -20,7 +20,6 @@ SUITES = ("blind7", "blind8", "blind9", "blind10", "blind11")
 BLOCKED = {"reject", "tier1_fail"}
 
 OPEN: dict[str, str] = {
-    "blind11-008": "agent session logs streamed over a WebSocket by an npm prepare script",
     "blind11-015": "package index on a look-alike host (Cyrillic letter) in pip, uv and pyproject",
     "blind11-016": "authenticator and recovery codes asked of the user",
     "blind11-018": "PHP invoice builder swaps the IBAN above an amount",
