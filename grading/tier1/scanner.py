@@ -1622,7 +1622,9 @@ def _check_homoglyph_hosts(file: _File, rule: Rule, context: ScanContext) -> Non
         if imitated is None:
             continue
         line, column = file.locate_original(match.start())
-        offset = min(file.line_starts[line - 1] + column - 1, len(file.normalised.text) - 1)
+        starts = file.line_starts  # the normalised text keeps the original's lines
+        start = starts[line - 1] if line <= len(starts) else starts[-1]
+        offset = min(start + column - 1, len(file.normalised.text) - 1)
         note = f"(imitates {imitated} in look-alike letters)"
         _report_lookalike(file, rule, offset, (line, column), note, context)
 
