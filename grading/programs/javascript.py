@@ -38,6 +38,11 @@ MAX_NODES = 100_000
 MAX_SOURCE = 512 * 1024
 MAX_TEXT = 4096
 SECRET, ENV_SECRET, FETCHED, DECODED = "secret", "env-secret", "fetched", "decoded"
+STORE_PATH = "store-path"
+"""A path to a secret store, or a list holding one (``[path.join(home, ".claude", "projects"),
+…]``): what is read from it, or from a path under it, is the store's."""
+SOCKET = "socket"
+"""An open WebSocket or socket.io connection: what its ``send``/``emit`` get leaves the machine."""
 _TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")
 
 
@@ -106,7 +111,7 @@ _WORDS = (
     "fetch", "axios", "http", "eval", "Function", "child_process", "exec", "fromCharCode", "atob",
     "base64", "reverse", "readFile", "process.env", "sendBeacon", "WebSocket", "rmSync",
     "rmdirSync", "unlinkSync", "removeSync", "rimraf", ".rm(", ".rmdir(", ".remove(", "Deno.",
-    "Bun.env",
+    "Bun.env", "mnemonic", "seed", "socket.io", "io(",
 )  # fmt: skip
 _DELETERS = frozenset({"rm", "rmSync", "rmdir", "rmdirSync", "unlink", "unlinkSync", "remove",
                        "removeSync", "emptyDir", "emptyDirSync"})  # fmt: skip
@@ -170,6 +175,15 @@ def _walk(node: Any, state: _State) -> None:
     if node.type in ("call_expression", "new_expression", "await_expression"):
         _eval(node, state)
         return
+    if node.type == "for_in_statement":  # for (const f of files): f is one of files
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None and left.type == "identifier":
+            iterated = _eval(right, state)
+            state.env[state.text(left)] = _Value(None, iterated.labels, hosts=iterated.hosts)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            _walk(body, state)
+        return
     for child in node.children:
         _walk(child, state)
 
@@ -213,8 +227,10 @@ def _eval(node: Any, state: _State) -> _Value:
                 "".join(p.text or "" for p in pieces)[:MAX_TEXT], merged.labels, hosts=merged.hosts
             )
         return merged
-    if kind in ("identifier", "shorthand_property_identifier"):  # ``{ vars }`` is ``{vars: vars}``
+    if kind == "identifier":
         return state.env.get(state.text(node), _UNKNOWN)
+    if kind == "shorthand_property_identifier":  # ``{ vars }`` is ``{vars: vars}``
+        return _seeded(state.text(node), state.env.get(state.text(node), _UNKNOWN))
     if kind == "binary_expression":
         left = _eval(node.child_by_field_name("left"), state)
         right = _eval(node.child_by_field_name("right"), state)
@@ -253,9 +269,14 @@ def _eval(node: Any, state: _State) -> _Value:
         return _eval(node.child_by_field_name("object"), state)
     if kind in ("object", "array"):
         values = [_eval(c, state) for c in node.named_children[:256]]
-        return _merge(values)
+        merged = _merge(values)
+        if kind == "array" and any(sensitive.is_sensitive_path(v.text or "") for v in values):
+            return _Value(None, merged.labels | {STORE_PATH}, hosts=merged.hosts)
+        return merged
     if kind == "pair":
-        return _eval(node.child_by_field_name("value"), state)
+        key = node.child_by_field_name("key")
+        field = state.text(key).strip("'\"`") if key is not None else None
+        return _seeded(field, _eval(node.child_by_field_name("value"), state))
     if kind == "spread_element":  # {...process.env}
         return _eval(node.named_children[0], state) if node.named_children else _UNKNOWN
     if kind in ("call_expression", "new_expression"):
@@ -266,6 +287,14 @@ def _eval(node: Any, state: _State) -> _Value:
             _eval(node.child_by_field_name("alternative"), state),
         )
     return _UNKNOWN
+
+
+def _seeded(field: str | None, value: _Value) -> _Value:
+    """A value computed at run time under a seed-phrase key (``{ mnemonic: words }``) is the
+    user's wallet seed, a secret store (as in ``python._seeded``)."""
+    if field is None or value.text is not None or not sensitive.SEED_FIELD.search(field):
+        return value
+    return _Value(None, value.labels | {SECRET}, value.number, value.hosts)
 
 
 def _either(first: _Value, second: _Value) -> _Value:
@@ -288,7 +317,9 @@ _ALIASED = frozenset(
 )  # fmt: skip
 """Names worth following through an alias: the senders, executors and modules the analysis
 knows by name."""
-_MODULES = frozenset({"child_process", "http", "https", "vm", "axios", "got", "ky"})
+_MODULES = frozenset(
+    {"child_process", "http", "https", "vm", "axios", "got", "ky", "ws", "socket.io-client"}
+)
 """Modules whose functions the analysis knows, loaded by ``require`` or imported under any
 name."""
 
@@ -397,6 +428,8 @@ def _call(node: Any, state: _State) -> _Value:
             merged = _merge([merged, _callback(callback, receiver, state)])
         else:  # ws.on("open", () => …), setTimeout(() => …): a handler runs when called back
             _callback(callback, _UNKNOWN, state)
+    if last in _FILLERS and callee is not None and callee.type == "member_expression":
+        _fill(callee.child_by_field_name("object"), args, state)
     if name == "String.fromCharCode" and args and all(a.number is not None for a in args):
         text = "".join(
             chr(a.number) for a in args if a.number is not None and 0 <= a.number < 0x110000
@@ -445,7 +478,7 @@ def _call(node: Any, state: _State) -> _Value:
         return _Value(None, frozenset({ENV_SECRET}))
     if last in _FILE_READS:
         path = first.text or ""
-        if sensitive.is_sensitive_path(path) or SECRET in first.labels:
+        if sensitive.is_sensitive_path(path) or first.labels & {SECRET, STORE_PATH}:
             state.fact(SECRET_READ, node, f"{name} {path[:120]}")
             return _Value(None, merged.labels | {SECRET})
         return merged
@@ -470,6 +503,17 @@ def _call(node: Any, state: _State) -> _Value:
                 SECRET_FLOW, node, f"a secret reaches a request's {last}()", receiver.hosts, store
             )
         return _Value(None, frozenset({_REQUEST}), hosts=receiver.hosts)
+    if _opens_socket(name, last, first):
+        host = sensitive.host_of(first.text or "") if first.text else None
+        return _Value(None, frozenset({SOCKET}), hosts=(host,) if host else first.hosts)
+    if last in ("send", "emit", "write") and SOCKET in receiver.labels:
+        state.fact(NETWORK_SEND, node, f"a WebSocket's {last}()", receiver.hosts)
+        carried = _merge(args).labels
+        if carried & {SECRET, ENV_SECRET}:
+            store = SECRET in carried
+            detail = f"a secret reaches a WebSocket's {last}()"
+            state.fact(SECRET_FLOW, node, detail, receiver.hosts, store)
+        return _UNKNOWN
     if last == "request" and name.startswith(("http", "require('http", 'require("http')):
         return _node_request(nodes, args, state)
     if last == "WebSocket" and node.type == "new_expression":
@@ -515,6 +559,39 @@ def _declare(root: Any, state: _State) -> None:
                     state.functions[state.text(name)] = value
 
 
+_SOCKET_OPENERS = frozenset(
+    {"WebSocket", "ws", "ws.WebSocket", "WebSocketStream", "socket.io-client",
+     "socket.io-client.io", "socket.io-client.connect", "io", "io.connect"}
+)  # fmt: skip
+"""What opens a WebSocket: the browser's, Node's and Deno's ``WebSocket``, the ``ws`` module
+(``new WebSocket(url)`` with ``const WebSocket = require("ws")``), socket.io's client."""
+
+
+def _opens_socket(name: str, last: str, first: _Value) -> bool:
+    """``new WebSocket("wss://…")``, ``io("https://…")``: a connection data is sent over. A bare
+    ``io(…)`` is socket.io's only with an address."""
+    if name not in _SOCKET_OPENERS and last != "WebSocket":
+        return False
+    if name in ("io", "io.connect"):
+        return (first.text or "").startswith(("ws://", "wss://", "http://", "https://"))
+    return True
+
+
+_FILLERS = frozenset({"push", "unshift", "add", "set", "append", "concat"})
+"""Methods that put their arguments into the array, set or map they are called on."""
+
+
+def _fill(target: Any, args: list[_Value], state: _State) -> None:
+    """``out.push(p)``: the container named ``out`` holds what it was given."""
+    if target is None or target.type != "identifier" or not args:
+        return
+    name = state.text(target)
+    given = _merge(args)
+    if given.labels - state.env.get(name, _UNKNOWN).labels:
+        held = state.env.get(name, _UNKNOWN)
+        state.env[name] = _Value(None, held.labels | given.labels, hosts=held.hosts + given.hosts)
+
+
 def _invoke(name: str, args: list[_Value], call: Any, state: _State) -> _Value:
     """A call of one of the script's named functions: its body walked with the parameters
     bound to the arguments, so a secret passed in reaches the sink inside; the value is what
@@ -537,12 +614,26 @@ def _invoke(name: str, args: list[_Value], call: Any, state: _State) -> _Value:
     elif body is not None:
         value = _eval(body, state)
     state.anchor, state.calling = outer_anchor, outer_calling
+    _fill_arguments(names, args, call, state)
     for parameter, before in saved.items():
         if before is None:
             state.env.pop(parameter, None)
         else:
             state.env[parameter] = before
     return value
+
+
+def _fill_arguments(names: list[str], args: list[_Value], call: Any, state: _State) -> None:
+    """A container passed to a function that fills it (``walk(root, files)`` pushing into its
+    ``out``) holds, after the call, what the function put in: arrays and objects are passed by
+    reference."""
+    nodes = _arguments(call)
+    for index, parameter in enumerate(names):
+        if not parameter or index >= len(nodes) or nodes[index].type != "identifier":
+            continue
+        grown = state.env.get(parameter, _UNKNOWN).labels - args[index].labels
+        if grown:
+            _fill(nodes[index], [_Value(None, grown)], state)
 
 
 def _parameters(function: Any, state: _State) -> list[str]:

@@ -237,6 +237,9 @@ _SOURCE_WORDS = (
     "Cookies",
     "Login Data",
     "wallet",
+    "mnemonic",
+    "seed",
+    "recovery_phrase",
     ".claude",
     "history",
     "urlopen",
@@ -383,6 +386,8 @@ def _assign(target: ast.expr, value: Value, env: dict[str, Value], state: _State
             outer = outer.value
         container = _dotted(outer)
         if container and not container.startswith("."):
+            key = target.slice.value if isinstance(target.slice, ast.Constant) else None
+            value = _seeded(key if isinstance(key, str) else None, value)
             current = env.get(container, UNKNOWN)
             env[container] = current.with_labels(value.labels)
 
@@ -513,8 +518,11 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         merged = _merge(items)
         return Value(None, merged.labels, items=tuple(items), hosts=merged.hosts)
     if isinstance(node, ast.Dict):
-        values = [_eval(v, env, state) for v in node.values[:MAX_ITEMS]]
-        keys = [_eval(k, env, state) for k in node.keys[:MAX_ITEMS] if k is not None]
+        keys = [_eval(k, env, state) if k is not None else UNKNOWN for k in node.keys[:MAX_ITEMS]]
+        values = [
+            _seeded(key.text, _eval(v, env, state))
+            for key, v in zip(keys, node.values, strict=False)
+        ]
         return _merge(values + keys)
     if isinstance(node, ast.Attribute):
         dotted = _dotted(node)
@@ -560,6 +568,15 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
     if isinstance(node, ast.Starred):
         return _eval(node.value, env, state)
     return UNKNOWN
+
+
+def _seeded(field: str | None, value: Value) -> Value:
+    """A value computed at run time and put in a seed-phrase field (``{"mnemonic": args.phrase}``)
+    is the user's wallet seed, a secret store of its own; a constant there (a test wallet's
+    well-known words) is nobody's."""
+    if field is None or value.text is not None or not sensitive.SEED_FIELD.search(field):
+        return value
+    return value.with_labels(frozenset({SECRET}))
 
 
 def _binop(node: ast.BinOp, env: dict[str, Value], state: _State) -> Value:

@@ -40,6 +40,14 @@ SECRET_NAME = linear.compile(
 )
 """Names of environment variables or fields that hold a secret."""
 
+SEED_FIELD = linear.compile(
+    r"(?i)^(?:mnemonic|seed|seed[_ -]?(?:phrase|words?)|recovery[_ -]?(?:phrase|words?)"
+    r"|secret[_ -]?(?:phrase|recovery[_ -]?phrase)|wallet[_ -]?(?:seed|phrase|mnemonic))$"
+)
+"""A field that holds a wallet's seed phrase: whatever a program puts there is the key to the
+wallet, and a request that carries it hands the wallet to the host (no service needs it: a
+wallet's history is read by its addresses)."""
+
 NETWORK_TOOLS = frozenset(
     {"curl", "wget", "nc", "ncat", "netcat", "socat", "scp", "rsync", "sftp", "ftp", "telnet",
      "ssh", "dig", "nslookup", "host", "invoke-webrequest", "invoke-restmethod", "iwr", "irm"}

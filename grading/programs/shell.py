@@ -68,7 +68,10 @@ _ENV = frozenset({"env", "printenv", "set", "export"})
 _FETCHERS = frozenset({"curl", "wget", "iwr", "invoke-webrequest", "irm", "invoke-restmethod"})
 _SEND_FLAGS = ("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form",
                "-T", "--upload-file", "--post-data", "--post-file", "--json")  # fmt: skip
-_NET_SENDERS = frozenset({"nc", "ncat", "netcat", "socat", "scp", "sftp", "telnet"})
+_NET_SENDERS = frozenset(
+    {"nc", "ncat", "netcat", "socat", "scp", "sftp", "telnet", "websocat", "wscat"}
+)  # fmt: skip
+"""Tools that send what they are given to a host: raw sockets, copies, WebSocket clients."""
 _DNS = frozenset({"dig", "nslookup", "host", "drill"})
 _INTERPRETERS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "perl", "ruby", "php",
@@ -236,7 +239,8 @@ def _call(name: str, args: list[_Value], node: Any, state: _State) -> None:
 
 _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh", "|sh", "bash",
           "python", "dig ", "nslookup", "iex", "source", "<(", "rm -", "-delete", "--orphan",
-          "reflog", "push", "DROP ", "drop ", "dropdb", "pg_restore", "mongorestore", "printf",
+          "websocat", "wscat", "reflog", "push", "DROP ", "drop ", "dropdb", "pg_restore",
+          "mongorestore", "printf",
           "powershell", "pwsh", "node", "gs://", "s3://", "blob.core.windows.net",
           "storage blob upload", "aws s3", "gsutil", "gcloud storage", "az storage", "gh api",
           "gh issue", "gh pr", "rclone", "s3cmd", "azcopy", "s_client", "ssh ")  # fmt: skip

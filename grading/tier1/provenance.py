@@ -26,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from grading.tier1.names import is_typo_of
+from grading.tier1.normalise import skeleton
 
 _DOMAINS_FILE = Path(__file__).with_name("data") / "well_known_domains.txt"
 _DECLARATIONS_FILE = Path(__file__).with_name("data") / "declarations.yaml"
@@ -210,6 +211,21 @@ def lookalike_of(host: str) -> str | None:
             ):
                 return domain
     return None
+
+
+def homoglyph_of(host: str) -> str | None:
+    """The well-known domain a host written with look-alike letters of another script spells
+    (``pypі.org`` with a Cyrillic ``і``), or the one its spelling imitates: no one writes a
+    known domain's name in two scripts but to be taken for it."""
+    if host.isascii():
+        return None
+    spelled = skeleton(host).lower().rstrip(".")
+    if not spelled.isascii():
+        return None
+    for domain in well_known_domains():
+        if spelled == domain or spelled.endswith("." + domain):
+            return domain
+    return lookalike_of(spelled)
 
 
 @lru_cache(maxsize=1)

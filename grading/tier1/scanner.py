@@ -21,6 +21,7 @@ from grading.programs import (
     codes,
     described,
     encoded,
+    evaluated,
     facts,
     hooks,
     makefile,
@@ -65,6 +66,7 @@ from grading.tier1.normalise import (
 )
 from grading.tier1.provenance import (
     URL_HOST,
+    homoglyph_of,
     hosts_in,
     is_first_party,
     is_vendor_host,
@@ -1273,12 +1275,17 @@ def _analyse_code_tables(file: _File, context: ScanContext) -> None:
     """A program in a language with no parser here (Lua, Ruby, Rust, Go, Java, C#…) read for
     what its tables of character codes spell, XORed or not (``programs.codes``), and what its
     base32, hex or base64 constants spell (``programs.encoded``), and whether it runs that: the
-    disguise is the same in every language."""
+    disguise is the same in every language. A Perl, Ruby or PHP program that evaluates a
+    decoder's result runs code hidden from its reader (``programs.evaluated``)."""
     if is_markdown(file.path) or any(view.kind in _PARSED for view in file.views):
         return  # Python and JavaScript decoders are followed by their own analyses
-    if not context.spend(file.path, len(file.normalised.text)):
+    text = file.normalised.text
+    if not context.spend(file.path, len(text)):
         return
-    for fact in [*codes.analyse(file.normalised.text), *encoded.analyse(file.normalised.text)]:
+    found = [*codes.analyse(text), *encoded.analyse(text)]
+    if evaluated.is_evaluating_language(file.path, text):
+        found += evaluated.analyse(text)
+    for fact in found:
         _report_fact(file, fact, file.spans.label(fact.offset, "code"), context)
 
 
@@ -1585,7 +1592,11 @@ def _written_before(code: str, name: str, shipped: frozenset[str]) -> bool:
 
 
 def _check_hosts(file: _File, context: ScanContext) -> None:
-    """Look-alike domains among the URLs of the file (see ``provenance.lookalike_of``)."""
+    """Look-alike domains among the URLs of the file (see ``provenance.lookalike_of``), and
+    among those written with letters of another script (``provenance.homoglyph_of``: folded to
+    Latin in the normalised text, they are read in the original). A package index or registry
+    set to such a host is ``supply-chain.lookalike-registry``: what the user installs from then
+    on comes from whoever owns the imitation."""
     text = file.normalised.text
     if "://" not in text:
         return
@@ -1604,10 +1615,71 @@ def _check_hosts(file: _File, context: ScanContext) -> None:
         if imitated is None:
             continue
         line, column = file.locate(match.start())
-        snippet = visible(_window(file.original_line(line), column))
-        label = file.spans.label(match.start(), "prose")
-        note = f"(imitates {imitated})"
-        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+        _report_lookalike(
+            file, rule, match.start(), (line, column), f"(imitates {imitated})", context
+        )
+    if not file.original.isascii():
+        _check_homoglyph_hosts(file, rule, context)
+
+
+_FOREIGN_HOST = re.compile(
+    r"(?i)\b(?:https?|ftp)://(?:[^\s/@\"'`<>]{1,100}@)?([^\s/:?#@\"'`<>\])]{3,253})"
+)
+"""A URL's host in any script."""
+
+
+def _check_homoglyph_hosts(file: _File, rule: Rule, context: ScanContext) -> None:
+    """Hosts of the original text that spell a well-known domain in look-alike letters."""
+    seen: set[str] = set()
+    for match in islice(_FOREIGN_HOST.finditer(file.original), 2000):
+        host = match.group(1).lower()
+        if host.isascii() or host in seen:
+            continue
+        seen.add(host)
+        imitated = homoglyph_of(host)
+        if imitated is None:
+            continue
+        line, column = file.locate_original(match.start())
+        starts = file.line_starts  # the normalised text keeps the original's lines
+        start = starts[line - 1] if line <= len(starts) else starts[-1]
+        offset = min(start + column - 1, len(file.normalised.text) - 1)
+        note = f"(imitates {imitated} in look-alike letters)"
+        _report_lookalike(file, rule, offset, (line, column), note, context)
+
+
+_INDEX_SETTING = re.compile(
+    r"(?i)(?:\bextra[-_]index[-_]url\b|\bindex[-_]url\b|\bregistry\b|\bfind[-_]links\b"
+    r"|(?:^|\s)-i\s|\bdefault[-_]index\b|\b(?:pip|uv|poetry|pdm)_[a-z_]{0,30}index|\[\[?[\w.]*(?:index|source)"
+    r"|\bsources?\s+(?:--add|-a)\b|\bnpm_config_registry\b|\bnpmregistryserver\b)"
+)
+"""A setting that says where packages come from: pip's and uv's index URLs, an npm, yarn or
+pnpm registry, a TOML table of package indexes (``[[index]]``, ``[[tool.uv.index]]``,
+``[[tool.poetry.source]]``), ``gem sources --add``."""
+
+
+def _sets_index(file: _File, line: int, column: int) -> bool:
+    """The host at ``line``/``column`` is the value of a package index or registry setting:
+    named on its line before it, or by the TOML table header just above."""
+    before = file.original_line(line)[: max(0, column - 1)]
+    if _INDEX_SETTING.search(before):
+        return True
+    for previous in range(line - 1, max(0, line - 4), -1):
+        above = file.original_line(previous).strip()
+        if above.startswith("["):
+            return _INDEX_SETTING.search(above) is not None
+    return False
+
+
+def _report_lookalike(
+    file: _File, rule: Rule, offset: int, where: tuple[int, int], note: str, context: ScanContext
+) -> None:
+    line, column = where
+    snippet = visible(_window(file.original_line(line), column))
+    label = file.spans.label(offset, "prose")
+    context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+    if _sets_index(file, line, column):
+        registry = context.catalogue.rule("supply-chain.lookalike-registry")
+        context.collector.add(registry, file.path, line, column, snippet, note, span=label)
 
 
 _INSTALL = linear.compile(
