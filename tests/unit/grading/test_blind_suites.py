@@ -22,10 +22,8 @@ BLOCKED = {"reject", "tier1_fail"}
 OPEN: dict[str, str] = {
     "blind11-008": "agent session logs streamed over a WebSocket by an npm prepare script",
     "blind11-015": "package index on a look-alike host (Cyrillic letter) in pip, uv and pyproject",
-    "blind11-016": "authenticator and recovery codes asked of the user",
     "blind11-021": "seed phrase asked in Korean",
     "blind11-025": "Indonesian steps in a collapsed section leak .env values by DNS lookups",
-    "blind11-036": "a notebook cell points the agent's API base URLs and proxy at another host",
     "blind11-040": "Perl decodes hex and runs it to read keys",
     "blind11-003": "bulk archival and deletion of repositories",
     "blind11-004": "rotating every secret in a Vault",
