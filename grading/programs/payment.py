@@ -62,20 +62,36 @@ _PLACEHOLDER = re.compile(r"X{3}|^[A-Z]{2}\d{2}0+$|^[A-Z]{2}00")
 """An account left for the user to fill in: letters X, zeros where the number goes."""
 
 
+_PIECES = re.compile(r"(?:[\"'][A-Za-z0-9 ]{0,34}[\"'][ \t,.+\[\]]{0,8}){3,}")
+"""Short quoted constants written side by side (``implode(' ', ['LT60', '3250', …])``,
+``'LT60' . '3250' . …``, ``["LT60", "3250"].join("")``): the pieces of one string the program
+joins at run time, so that no account stands quoted whole."""
+_JOINING = re.compile(r"(?:[\"'][^\"'\n]{0,3}[\"']\s*\.\s*)?[\w.:>$\\-]+\s*\(\s*\[?\s*$|\[\s*$")
+"""The call that joins the pieces, between the name they are bound to and the first piece."""
+
+
+def _constants(text: str) -> Iterator[tuple[int, str]]:
+    """Each quoted constant of ``text`` by its offset, and each run of short pieces joined."""
+    for match in _QUOTED.finditer(text):
+        yield match.start(), match.group(2)
+    for match in _PIECES.finditer(text):
+        yield match.start(), "".join(re.findall(r"[\"']([A-Za-z0-9 ]*)[\"']", match.group()))
+
+
 def _accounts(text: str) -> dict[str, str]:
     """The program's own accounts: name or key it is bound to → the account."""
     bound: dict[str, str] = {}
-    for match in _QUOTED.finditer(text):
-        value = match.group(2)
+    for start, value in _constants(text):
         compact = value.replace(" ", "").upper()
         if compact in _EXAMPLES or not sensitive.payment_destination(value):
             continue
         if _PLACEHOLDER.search(compact):
             continue
-        line_start = text.rfind("\n", 0, match.start()) + 1
-        before = _BINDING.search(text[max(line_start, match.start() - 120) : match.start()])
-        if before is not None:
-            bound[before.group(1) or before.group(2)] = compact
+        line_start = text.rfind("\n", 0, start) + 1
+        before = _JOINING.sub("", text[max(line_start, start - 120) : start], count=1)
+        binding = _BINDING.search(before)
+        if binding is not None:
+            bound[binding.group(1) or binding.group(2)] = compact
     return bound
 
 

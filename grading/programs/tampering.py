@@ -8,8 +8,8 @@ and writes the report people look at before they merge. Two shapes forge it:
   the XML header, ``"0 failed"`` in the summary — by a program that reads failures, so however
   many tests failed the report says none did;
 * a *failure rewritten as a pass*: under a condition on a failure (``if ever_failed``,
-  ``if case.status == "failed"``) the record is set to passed (``failed: false``,
-  ``status = "passed"``).
+  ``if case.status == "failed"``, a pytest hook's ``if rep.failed``) the record is set to
+  passed (``failed: false``, ``status = "passed"``, ``rep.outcome = "passed"``).
 
 A merger that counts (``failures="{}"``) and keeps each test's last attempt says what happened.
 
@@ -29,7 +29,11 @@ from dataclasses import dataclass
 
 _READS_RESULTS = re.compile(
     r"(?i)<failure|<testcase|<testsuite|\bjunit\b|numFailedTests|\"outcome\"\s*:\s*\"failed"
+    r"|\bpytest_runtest_(?:makereport|logreport)\b|\bpytest_report_teststatus\b"
 )
+"""A program that handles test results: reads a report, or is a pytest plugin whose hooks
+receive each test's report before anyone sees it (``pytest_runtest_makereport``) — the
+result set there is what pytest prints, stores and exits with."""
 _ZERO_COUNT = re.compile(
     r"(?i)\bfailures=\\?[\"']0\\?[\"']|\berrors=\\?[\"']0\\?[\"'][^\n]{0,40}\bfailures=\\?[\"']0"
     r"|[\"'`][^\"'`\n]{0,80}\*{0,2}\b0\s+(?:failed|failures)\b[^\"'`\n]{0,80}[\"'`]"

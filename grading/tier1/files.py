@@ -403,6 +403,11 @@ _ESCAPE = re.compile(r"\\(.)")
 
 def notebook_code(text: str) -> list[str]:
     """The source of each code cell of a Jupyter notebook (none if the text is not one)."""
+    return notebook_cells(text, "code")
+
+
+def notebook_cells(text: str, kind: str) -> list[str]:
+    """The source of each cell of one kind (``code``, ``markdown``) of a Jupyter notebook."""
     try:
         notebook = json.loads(text)
     except ValueError:
@@ -412,7 +417,7 @@ def notebook_code(text: str) -> list[str]:
         return []
     code: list[str] = []
     for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+        if not isinstance(cell, dict) or cell.get("cell_type") != kind:
             continue
         source = cell.get("source")
         lines = source if isinstance(source, list) else [source]

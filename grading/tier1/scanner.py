@@ -28,6 +28,7 @@ from grading.programs import (
     modules,
     payment,
     remotes,
+    routing,
     tampering,
 )
 from grading.programs import javascript as javascript_programs
@@ -50,6 +51,7 @@ from grading.tier1.files import (
     fenced_blocks,
     file_kinds,
     is_markdown,
+    notebook_cells,
     notebook_code,
     views_of,
 )
@@ -275,6 +277,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _read_report_forgeries(file, context)
     _read_hidden_push(file, context)
     _analyse_workflow(file, context)
+    _read_traffic_redirects(file, context)
     _analyse_package_scripts(file, context)
     if obeyed and graph.is_data(path):
         _analyse_data_commands(file, context)
@@ -1361,6 +1364,22 @@ def _analyse_workflow(file: _File, context: ScanContext) -> None:
         _report_fact(file, fact, SHIPPED_CODE, context)  # code, wherever the agent puts it
 
 
+def _read_traffic_redirects(file: _File, context: ScanContext) -> None:
+    """An API base URL, a proxy or a package registry set to another party's host
+    (``programs.routing``), in any file: the agent's or the user's traffic, keys included,
+    through whoever runs it. A host the skill declares as its own (a gateway vendor's skill) is
+    what the skill is for."""
+    rule = context.catalogue.rule("program.api-traffic-redirect")
+    for found in routing.redirects(file.normalised.text):
+        label = file.spans.label(found.offset, "code")
+        if label in _HOST_CHECKED and is_first_party(found.host, context.declared):
+            continue
+        line, column = file.locate(found.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        note = f"({found.variable} → {found.host})"
+        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
 def _analyse_data_commands(file: _File, context: ScanContext) -> None:
     """The command lines among the values of a data file the agent carries out, their escapes
     undone, read as the shell commands they become (``files.data_commands``): rules, and the
@@ -1404,7 +1423,9 @@ MAX_NOTEBOOK = 4 * 1024 * 1024
 def _analyse_notebook(file: _File, context: ScanContext) -> None:
     """A Jupyter notebook is the Python its code cells hold, kept as JSON strings that no
     pattern or parser reads as code: each cell's source is recovered and read as a script
-    (rules and the program analysis), reported at the cell — running a notebook runs it."""
+    (rules and the program analysis), reported at the cell — running a notebook runs it. When
+    the instructions tell the agent to read and follow the notebook, its Markdown cells are
+    instructions too (hidden or collapsed ones included: the agent reads the JSON)."""
     text = file.normalised.text
     if len(text) > MAX_NOTEBOOK:
         return
@@ -1416,6 +1437,11 @@ def _analyse_notebook(file: _File, context: ScanContext) -> None:
             return
         _rescan(file, code, file.locate(offset), "a notebook code cell", context)
     _analyse_kernel(file, cells, offsets, context)
+    if context.graph is not None and context.graph.obeyed(file.path):
+        for note in notebook_cells(text, "markdown"):
+            if not context.spend(file.path, len(note)):
+                return
+            _rescan(file, note, file.locate(0), "a notebook note the agent follows", context)
 
 
 _MAGIC = re.compile(r"(?m)^([ \t]*)[%!]")

@@ -1,0 +1,69 @@
+"""Where the agent's or the user's API traffic goes: the base-URL and proxy settings that send
+every request — and the API key or token in its headers — to a host, read in any carrier.
+
+An SDK or a tool sends its requests to the address its settings give: ``ANTHROPIC_BASE_URL``,
+``OPENAI_BASE_URL``, ``HTTPS_PROXY``, the npm registry. Set to another party's host — in an
+``export`` line, a ``.env`` file, ``os.environ[…] = …``, a settings file's ``env`` map, a
+notebook cell, a sentence ("set ``OPENAI_BASE_URL`` to …") — every prompt, answer and key
+passes through whoever runs that host. The user's own proxy or gateway is a choice they make:
+a placeholder they fill in (``<your proxy>``, ``$CORP_PROXY``), a local or private address,
+an example domain. The service's own API host and the skill's own declared host (a gateway
+vendor's skill pointing at its gateway) are what the setting is for. Any other host is a
+redirect a person reads; with a second signal (told to keep it from the user, put into shell
+start-up files) it is malice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_VARIABLE = (
+    r"(?:ANTHROPIC_(?:BASE_URL|API_URL)|OPENAI_(?:BASE_URL|API_BASE|API_HOST)|AZURE_OPENAI_ENDPOINT"
+    r"|(?:GOOGLE_)?GEMINI_BASE_URL|MISTRAL_API_URL|GROQ_BASE_URL|CLAUDE_CODE_API_BASE_URL"
+    r"|HTTPS?_PROXY|ALL_PROXY|https?_proxy|all_proxy|npm_config_registry|NPM_CONFIG_REGISTRY"
+    r"|YARN_NPM_REGISTRY_SERVER)"
+)
+_SETTING = re.compile(
+    rf"\b({_VARIABLE})\b[\"'`\]]{{0,2}}\s*(?:=|:|,|\s+to\b|\s)\s*[\"'`]?"
+    r"((?:https?|socks5h?)://[^\s\"'`,;)}\]\\]{1,200})"
+    r"|\bnpm\s+config\s+set\s+(registry)\s+[\"']?(https?://[^\s\"'`]{1,200})"
+)
+_HOST = re.compile(r"^[a-z]+://(?:[^/@\s]{1,100}@)?([^/:?#\s]{1,253})", re.IGNORECASE)
+_USERS_OWN = re.compile(
+    r"^(?:localhost|127\.|0\.0\.0\.0|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|\[?::1\]?$)"
+    r"|(?:^|\.)(?:example|localhost|yourdomain|your-domain|mycompany|your-company)\."
+    r"|^(?:your|my)[\w-]*\.|\.(?:example|test|local|localhost|invalid|internal|lan|corp|home)$"
+    r"|[^a-z0-9.-]",
+    re.IGNORECASE,
+)
+"""The user's own proxy or gateway: a local or private address, a placeholder or an example."""
+_SERVICES = re.compile(
+    r"(?:^|\.)(?:anthropic\.com|openai\.com|openai\.azure\.com|googleapis\.com|mistral\.ai"
+    r"|groq\.com|npmjs\.org|yarnpkg\.com|claude\.ai)$",
+    re.IGNORECASE,
+)
+"""The services' own API hosts: where the setting points by default."""
+
+
+@dataclass(frozen=True)
+class Redirect:
+    offset: int
+    variable: str
+    host: str
+
+
+def redirects(text: str) -> Iterator[Redirect]:
+    """Where ``text`` sets an API base URL, a proxy or a package registry to a host that is not
+    the user's own (local, private, a placeholder) nor the service's own."""
+    for match in _SETTING.finditer(text):
+        variable = match.group(1) or match.group(3)
+        url = match.group(2) or match.group(4)
+        host = _HOST.match(url)
+        if host is None:
+            continue
+        name = host.group(1).lower().rstrip(".")
+        if _USERS_OWN.search(name) or _SERVICES.search(name) or "." not in name:
+            continue
+        yield Redirect(match.start(), variable, name)
