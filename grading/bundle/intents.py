@@ -867,6 +867,38 @@ def _settled_question(unit: _Unit, hit: tuple[int, int]) -> bool:
     return not any(lexicon.hits(name, sentence, unit.languages) for name in _UNASKED_ACTS)
 
 
+_WRAPPED_SENTENCE_CUT = re.compile(r"[.!?;](?:\s|$)|[。！？；]")
+"""A sentence's end inside a unit: a stop, not a line break (a unit's line breaks are soft wraps;
+a blank line or a list item already starts another unit)."""
+_EFFECT = linear.compile(
+    r"(?i)\b(?:appl(?:y|ies)|commit\w*|merg\w*|edit\w*|modif\w*|writ\w*|sav(?:e|es|ing)\b|creat\w*"
+    r"|submit\w*|upload\w*|e-?mail\w*|invit\w*|join\w*|approv\w*|accept\w*|book\w*|schedul\w*"
+    r"|sign(?:s|ed|ing)?\b|open(?:s|ed|ing)?\b|post\s+(?:it|them|to|on|in)\b)"
+)
+"""English verbs of an act that leaves the conversation (a file written, a change applied, a
+message posted, an invitation accepted) beyond those of the lexicon's act classes."""
+
+
+def _own_output_question(unit: _Unit, hit: tuple[int, int]) -> bool:
+    """ "Skip confirmation, produce the short digest", "draft the entry without asking which
+    headings to use": a question skipped before the agent makes or reads its own answer (a
+    draft, a digest, a summary, a search) is about the answer's form — the user still sees it
+    before anything is done with it. Not when what is switched off is a sandbox, a check or a
+    flag, nor when the sentence (read across its soft line wraps) also runs, sends, deletes,
+    writes, applies, pays, changes configuration or names a secret, a path or a host."""
+    said = unit.text[hit[0] : hit[1]]
+    if not lexicon.hits("question", said, unit.languages):
+        return False
+    cuts = [m.end() for m in _WRAPPED_SENTENCE_CUT.finditer(unit.text, 0, hit[0])]
+    after = _WRAPPED_SENTENCE_CUT.search(unit.text, hit[1])
+    sentence = unit.text[cuts[-1] if cuts else 0 : after.start() if after else len(unit.text)]
+    if not lexicon.hits("own_output", sentence, unit.languages):
+        return False
+    if _EFFECT.search(sentence) or _NEUTRAL_CUES.search(sentence) or _BARE_HOST.search(sentence):
+        return False
+    return not any(lexicon.hits(name, sentence, unit.languages) for name in _UNASKED_ACTS)
+
+
 _REQUEST_PART = linear.compile(
     r"(?i)\b(?:(?:request|query|body|form|url)\s+(?:param(?:eter)?s?|fields?|body)|param(?:eter)?s?\s+(?:of|on|in)\s+the"
     r"\s+(?:request|retry|call)|(?:authori[sz]ation|bearer|x-api-key)\b|headers?\b)"
@@ -998,7 +1030,11 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
     override = live("override")
     if override:
         yield intent("override", override[0], said(override[0]))
-    disable = [hit for hit in live("disable_safety") if not _settled_question(unit, hit)]
+    disable = [
+        hit
+        for hit in live("disable_safety")
+        if not _settled_question(unit, hit) and not _own_output_question(unit, hit)
+    ]
     if disable:
         yield intent("disable-safety", disable[0], said(disable[0]))
 

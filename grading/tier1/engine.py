@@ -60,6 +60,7 @@ from grading.tier1.scanner import ScanContext, scan_file
 from grading.tier1.schedules import check_user_jobs
 from grading.tier1.spans import adjust, quotes_obeyed
 from grading.tier1.trust import check_trust_anchors
+from grading.tier1.verified import check_verified_downloads
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER, Finding, SkillFiles, Tier1Report
 
 ENGINE_VERSION = "tier1-rules/3.0"
@@ -97,6 +98,7 @@ def scan(files: SkillFiles) -> Tier1Report:
         collector.add(catalogue.rule("file.not-scanned"), context.exhausted_in, 1, 1, "", note)
     check_root_installers(texts, catalogue, collector)
     check_trust_anchors(texts, stated_purpose(manifest, texts), catalogue, collector)
+    check_verified_downloads(texts, context.declared, collector)
     correlate(catalogue, collector)
     check_pretext(stated_purpose(manifest, texts), catalogue, collector)
     check_intent(manifest, catalogue, collector)

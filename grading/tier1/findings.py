@@ -19,6 +19,8 @@ _LOWERED_NOTE = {
     "negation": "(in a clause forbidding it)",
     "first_party": "(from the skill's own declared host)",
     "declared": "(declared by the skill's description: a privilege to review, not deceit)",
+    "verified": "(a download from the skill's own host, checked against a digest the skill"
+    " states: pinned)",
 }
 
 
@@ -145,6 +147,19 @@ class Collector:
                 message=f"{finding.message} {_LOWERED_NOTE['declared']}",
                 span="declared",
             )
+
+    def relabel(self, index: int, span: str) -> None:
+        """Label the finding at ``index`` ``span`` instead, re-weighed by the span policy (an
+        analysis of the whole bundle found what the text around the hit is)."""
+        finding = self.findings[index]
+        adjustment = adjust(False, span)
+        self.findings[index] = replace(
+            finding,
+            severity=adjustment.severity(finding.severity),  # type: ignore[arg-type]
+            confidence=adjustment.confidence(finding.confidence),  # type: ignore[arg-type]
+            message=f"{finding.message} {_LOWERED_NOTE.get(span, '')}".strip(),
+            span=span,
+        )
 
     def saturated(self, rule: Rule, file: str) -> bool:
         """True once ``file`` holds as many hits of ``rule`` as it may, all at the rule's full

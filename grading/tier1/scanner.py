@@ -406,6 +406,8 @@ def _run_rule(
                     label = DECLARED
                 elif _own_secret(rule, label, view, match.start(), context):
                     label = OWN_SECRET
+                elif _vendor_package(rule, label, match.group(), context):
+                    label = DECLARED
                 elif (
                     rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
                 ):
@@ -499,6 +501,22 @@ def _own_secret(rule: Rule, label: str, view: View, offset: int, context: ScanCo
     if item is None or _OTHER_APPS.search(item.group(1)):
         return False
     return any(word in context.vendors for word in re.split(r"[^a-z0-9]+", item.group(1).lower()))
+
+
+_NPM_SCOPE = re.compile(r"(?<![\w/])@([a-z0-9][a-z0-9._-]{0,60})/[a-z0-9]", re.IGNORECASE)
+
+
+def _vendor_package(rule: Rule, label: str, command: str, context: ScanContext) -> bool:
+    """Whether an unpinned MCP server comes from the npm scope of the vendor the skill is about
+    (``npx -y @transloadit/mcp-server`` in a Transloadit skill; a name its name and description
+    both give, ``context.vendors``): a scope is like a registrable domain — only its owner
+    publishes under it — so the server is the one the manifest says the skill uses: declared,
+    listed, not held. An unscoped package (anyone may register ``vendor-mcp``), another party's
+    scope (``@playwright/mcp`` in a design-review skill) or a Python package keeps its label."""
+    if rule.id != "supply-chain.unpinned-mcp-server" or label not in (INSTRUCTION, SHIPPED_CODE):
+        return False
+    scopes = {scope.lower() for scope in _NPM_SCOPE.findall(command)}
+    return bool(scopes) and scopes <= context.vendors
 
 
 _EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)")

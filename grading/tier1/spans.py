@@ -74,9 +74,10 @@ ADVICE = "advice"
 CHECKED = "checked"
 OWN_SECRET = "own_secret"
 PROJECT_CHECK = "project_check"
+VERIFIED = "verified"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
-    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, OWN_SECRET, PROJECT_CHECK,
+    REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, OWN_SECRET, PROJECT_CHECK, VERIFIED,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")
