@@ -65,7 +65,7 @@ def test_an_endpoint_or_proxy_pointed_elsewhere_reaches_a_person(attack: str) ->
     """A relay can be a company's gateway: one signal, a person decides."""
     folder = FIXTURES / "redteam" / attack
     assert outcome(folder) == "review"
-    assert "supply-chain.endpoint-redirect" in rule_ids(folder)
+    assert "program.api-traffic-redirect" in rule_ids(folder)
 
 
 @pytest.mark.parametrize(
