@@ -104,6 +104,23 @@ class InstructionGraph:
             said.extend(lines[max(edge.line - 1, 0) : edge.line + 1])
         return "\n".join(said)[:2000]
 
+    def framed_document(self, texts: Mapping[str, str], path: str) -> bool:
+        """Whether a sentence of an obeyed file that names the document ``path`` presents what
+        it holds as samples, not orders ("see `notes/example.md` for a worked example; the code
+        quoted there is evidence, not instructions"): the document's own frame, said where the
+        agent is sent to it. Only a document the agent reads — one it follows is obeyed through
+        and through."""
+        if not is_markdown(path) or self.role(path) != READ:
+            return False
+        name = path.rsplit("/", 1)[-1]
+        for source in sorted({edge.source for edge in self.edges if edge.target == path}):
+            if not self.obeyed(source):
+                continue
+            for sentence in _SENTENCE_END.split(texts.get(source, "")):
+                if name in sentence and _frames(sentence.lower()):
+                    return True
+        return False
+
     def applied_document(self, texts: Mapping[str, str], path: str) -> str:
         """What the obeyed files say where they name ``path`` — every line that names it and the
         line after — when they tell the agent to apply what it holds ("read
@@ -136,6 +153,17 @@ class InstructionGraph:
             "roles": dict(sorted(self.roles.items())),
             "edges": [edge.to_dict() for edge in self.edges],
         }
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|\n\s*\n")
+"""Where a sentence of prose ends: . ! or ? before a space, or a blank line (a line wrapped
+inside a paragraph continues its sentence)."""
+
+
+def _frames(sentence: str) -> bool:
+    """Whether ``sentence`` (lower case) presents material as samples to recognise or as
+    evidence (lexicon classes ``sample_frame`` and ``document_frame``)."""
+    return bool(lexicon.hits("sample_frame", sentence) or lexicon.hits("document_frame", sentence))
 
 
 _LIST_ITEM = re.compile(r"[ \t]{0,8}(?:[-*+]|\d{1,3}[.)])[ \t]")

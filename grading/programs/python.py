@@ -1038,6 +1038,8 @@ def _sink(
     hosts = (host,) if host else destination.hosts
     _fact(state, NETWORK_SEND, node, name, hosts)
     carried = payload.labels
+    if carried & {SECRET, ENV_SECRET} == {ENV_SECRET} and _token_request(node, destination, hosts):
+        return  # the client authenticates to the user's own service
     if SECRET in carried or ENV_SECRET in carried:
         what = "a secret store" if SECRET in carried else "a secret environment variable"
         _fact(state, SECRET_FLOW, node, f"{what} reaches {name}", hosts, SECRET in carried)
@@ -1045,6 +1047,28 @@ def _sink(
         reached = {int(label.split(":")[1]) for label in carried if label.startswith("param:")}
         if reached:
             state.current.sinks = state.current.sinks | frozenset(reached)
+
+
+def _token_request(node: ast.Call, destination: Value, hosts: tuple[str, ...]) -> bool:
+    """Whether the call is an OAuth token request (a body with ``grant_type``) to an address the
+    script does not spell out: a base URL from the user's environment or arguments, not one
+    fetched or decoded. The client id and secret in its body are how the user's own service
+    (``JAMF_URL``, ``OKTA_ORG_URL``) is signed in to, as a header authenticates elsewhere; to a
+    literal address — the author's choice — the secret still flows there."""
+    if hosts or destination.labels & {FETCHED, DECODED}:
+        return False
+    bodies = [k.value for k in node.keywords if k.arg in ("data", "json")] + node.args[1:2]
+    return any(_grant_type(body) for body in bodies)
+
+
+def _grant_type(body: ast.expr) -> bool:
+    """A dictionary written in the call (``{"grant_type": …}``, ``dict(grant_type=…)``) that
+    names the OAuth grant."""
+    if isinstance(body, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "grant_type" for k in body.keys)
+    if isinstance(body, ast.Call) and _dotted(body.func) == "dict":
+        return any(k.arg == "grant_type" for k in body.keywords)
+    return False
 
 
 def _exec(

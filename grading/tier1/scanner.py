@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import accumulate, islice, repeat
 from operator import add
 
@@ -87,6 +88,7 @@ from grading.tier1.spans import (
     SHIPPED_CODE,
     FileSpans,
     base_label,
+    cues,
     sentence_around,
 )
 from grading.types import SEVERITY_ORDER, Finding
@@ -118,6 +120,9 @@ class _File:
     """The normalised text in lower case, once the file's index made it."""
     quotes_obeyed: bool = False
     """The bundle tells the agent to carry out what its prose quotes (``spans.quotes_obeyed``)."""
+    framed: bool = False
+    """The sentence of the instructions that sends the agent to this document presents its
+    contents as samples or evidence (``graph.framed_document``)."""
 
     @property
     def spans(self) -> FileSpans:
@@ -125,7 +130,13 @@ class _File:
         if self._spans is None:
             text = self.normalised.text
             self._spans = FileSpans(
-                self.path, text, self.role, self.views, self.lowered, self.quotes_obeyed
+                self.path,
+                text,
+                self.role,
+                self.views,
+                self.lowered,
+                self.quotes_obeyed,
+                framed=self.framed,
             )
         return self._spans
 
@@ -255,6 +266,11 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     )  # a table or an image the agent follows is read like its other instructions
     file = _File(path, text, normalise(text, fold=not data_only), _role(path, context))
     file.quotes_obeyed = context.quotes_obeyed
+    file.framed = (
+        file.role == "doc"
+        and context.graph is not None
+        and context.graph.framed_document(context.texts, path)
+    )
     views = file.views = _without_messages(views_of(path, file.normalised.text), path)
     if obeyed and graph.is_data(path):
         views.append(data_strings_view(path, file.normalised.text))
@@ -409,7 +425,9 @@ def _run_rule(
                 elif _vendor_package(rule, label, match.group(), context):
                     label = DECLARED
                 elif (
-                    rule.dual_use and label == INSTRUCTION and _consented(view.text, match.start())
+                    rule.dual_use
+                    and label == INSTRUCTION
+                    and _consented(rule, view.text, match.start())
                 ):
                     label = CONSENTED
             if rule.category == "hardcoded_secrets":
@@ -522,10 +540,14 @@ def _vendor_package(rule: Rule, label: str, command: str, context: ScanContext) 
 _EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)")
 
 
-def _consented(text: str, offset: int, reach: int = 300) -> bool:
+def _consented(rule: Rule, text: str, offset: int, reach: int = 300) -> bool:
     """Whether the sentence holding ``offset`` makes what it says conditional on the user's
     consent ("only if the user confirms", "ask first", "**only after** coordinating with the
-    owners": emphasis is read through)."""
+    owners": emphasis is read through) — or, for a destruction, whether the file gates every
+    change it orders on the user's word ("Ask before every write action"): a runbook's standing
+    rule holds for each of its steps."""
+    if rule.category == "destructive_commands" and _standing_consent(text):
+        return True
     low = max(0, offset - reach)
     before = text[low:offset]
     cut = max(before.rfind(". "), before.rfind("\n\n"), before.rfind("\n- "))
@@ -537,6 +559,18 @@ def _consented(text: str, offset: int, reach: int = 300) -> bool:
         return True
     lead_in = _list_lead_in(text, offset)
     return lead_in is not None and bool(lexicon.hits("ask_when", lead_in.lower()))
+
+
+@lru_cache(maxsize=4)
+def _standing_consent(text: str) -> bool:
+    """Whether ``text`` holds a standing rule that the agent asks before every change
+    (lexicon class ``standing_consent``: "ask before every write action", "confirm with the
+    user before each destructive step"), outside a forbidding clause."""
+    lowered = text.lower()
+    return any(
+        not cues().negation_cues.search(lowered[max(0, start - 40) : start])
+        for start, _ in lexicon.hits("standing_consent", lowered)
+    )
 
 
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])\s")
@@ -852,7 +886,9 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         elif _advice(rule, label, file, found.start):
             label = ADVICE
         elif (
-            rule.dual_use and label == INSTRUCTION and _consented(file.normalised.text, found.start)
+            rule.dual_use
+            and label == INSTRUCTION
+            and _consented(rule, file.normalised.text, found.start)
         ):
             label = CONSENTED
         note = f"({found.detail}; language: {found.language})"

@@ -256,11 +256,16 @@ class FileSpans:
         views: list[View],
         lowered: str | None = None,
         quotes_obeyed: bool = False,
+        *,
+        framed: bool = False,
     ) -> None:
         """``lowered``: ``text`` in lower case, when the caller already has it.
         ``quotes_obeyed``: the bundle's instructions tell the agent to carry out what its lists,
         sections or files quote (``quotes_obeyed``): a document's prose then has no discussion
-        or detection label, only its forbidding clauses keep theirs."""
+        or detection label, only its forbidding clauses keep theirs.
+        ``framed``: the instructions that send the agent to this document present its contents
+        as samples or evidence (``graph.framed_document``): all of it is discussion, as when
+        the document's own title frames it."""
         self.role = role
         self._quotes_obeyed = quotes_obeyed and role not in _CODE_ROLES
         set_cues = cues()
@@ -308,6 +313,8 @@ class FileSpans:
             )
         if self._quotes_obeyed:
             detection, captioned, headings = [], [], []
+        elif prose and role == "doc" and framed:
+            captioned.append((0, len(text)))
         elif prose and role == "doc" and path.lower().endswith(_DATA):
             captioned.extend(_framed_data(text, lowered))
         elif prose:
