@@ -19,8 +19,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 SUITES = ("blind7", "blind8", "blind9", "blind10", "blind11")
 BLOCKED = {"reject", "tier1_fail"}
 
-OPEN: dict[str, str] = {
-}
+OPEN: dict[str, str] = {}
 """Skills of a suite whose line is not held yet, with the reason."""
 
 
