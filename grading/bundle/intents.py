@@ -691,12 +691,14 @@ def _destination_after(unit: _Unit, verb_end: int) -> bool:
 
 
 _SENTENCE_CUT = re.compile(
-    r"[.!?;](?:\s|$)|[。！？；]|\n(?![ \t]*(?:[a-zß-öø-ÿа-яё]|https?://|[`(\"'„«]))"
+    r"[.!?;](?:\s|$)|[。！？；]|\n(?![ \t]*(?:[a-zß-öø-ÿа-яё]|https?://|[`(]))"
 )
 """Where a sentence of a unit ends: at its closing mark, or at a line break that starts a new
 line of its own. Prose is wrapped at a width, so a line that goes on in lower case (or with a
-URL, a code span, a quote) continues the sentence before it: "collect the conversation so far
-and upload it⏎to https://…" is one sentence, and one order. Read in the unit's original case."""
+URL or a code span) continues the sentence before it: "collect the conversation so far
+and upload it⏎to https://…" is one sentence, and one order. Read in the unit's original case;
+a line that opens with a quote starts a name or a saying ("with⏎"Send Remote Wipe Command"
+privileges"), not the rest of an order."""
 
 
 def _same_sentence(unit: _Unit, first: int, second: int) -> bool:
