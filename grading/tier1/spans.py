@@ -691,10 +691,17 @@ def _inside_inline_code(text: str, offset: int) -> bool:
     return before % 2 == 1
 
 
-@lru_cache(maxsize=4)
+_MARKS: list[tuple[str, list[int], list[int]]] = []
+_MARKED_TEXTS = 4
+
+
 def _breaks_and_ticks(text: str) -> tuple[list[int], list[int]]:
     """The offsets of every line break and of every backtick in ``text``, in order (kept for
-    the last few texts: one file's prose regions are read one after another)."""
-    return [m.start() for m in _LINE_BREAK.finditer(text)], [
-        m.start() for m in _TICK.finditer(text)
-    ]
+    the last few texts: one file's prose regions are read one after another). Kept by the
+    string's identity, not its value: a cache keyed by value compares a megabyte text with an
+    equal one (the original and its normalised copy) on every call."""
+    for index, (known, breaks, ticks) in enumerate(_MARKS):
+        if known is text:
+            if index:
+                _MARKS.insert(0, _MARKS.pop(index))
+            return breaks, ticks
