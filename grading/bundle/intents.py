@@ -43,7 +43,7 @@ import itertools
 import re
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from grading import linear
 from grading.bundle import lexicon
@@ -300,7 +300,10 @@ def read(text: str, regions: tuple[tuple[int, int], ...]) -> list[Intent]:
 
 
 def read_bounded(
-    text: str, regions: tuple[tuple[int, int], ...], limit: int | None = MAX_UNITS_READ
+    text: str,
+    regions: tuple[tuple[int, int], ...],
+    limit: int | None = MAX_UNITS_READ,
+    readings: Readings | None = None,
 ) -> tuple[list[Intent], int | None]:
     """The intents of the obeyed prose ``regions`` of ``text``, and the offset of the first
     unit left unread once ``limit`` units were read further (None when none was left).
@@ -308,9 +311,12 @@ def read_bounded(
     Each region is read in one pass per (class, language) it holds (RE2's set match says
     which): the hits are then dealt to the region's units as far as the reading goes
     (``_dealt``), and only a unit whose hits can make an intent, or that holds a cue (a
-    language-neutral one, a URL spelled out in words), is read further."""
+    language-neutral one, a URL spelled out in words), is read further. ``readings``: units
+    already read (by this call or, when the caller passes one, by earlier calls of a scan),
+    so a unit repeated word for word is read once."""
     found: list[Intent] = []
     bound = _Bound(limit)
+    readings = Readings() if readings is None else readings
     store: str | None = None
     secret: tuple[str, str] | None = None
     for start, end in regions:
@@ -346,19 +352,73 @@ def read_bounded(
             if unit.cued or _possible(frozenset(cls for cls, _ in index)):
                 if not bound.take():
                     return found, unit.start
-                read_here = list(_intents(unit))
+                reading = readings.read(unit)
+                read_here = reading.intents(unit.start)
                 found.extend(read_here)
                 kinds = {intent.kind for intent in read_here}
                 if secret is not None and "secret-send" not in kinds:
                     found.extend(_sent_later(unit, secret))
                 elif secret is None:
-                    read = _store_read(unit, env_files=True)
+                    read = reading.store(unit, env_files=True)
                     secret = None if read is None else (read, unit.language or "en")
                 if store is None:
-                    store = _store_read(unit)
+                    store = reading.store(unit, env_files=False)
                 elif "secret-disclose" not in kinds:
                     found.extend(_disclosed_later(unit, store))
     return found, None
+
+
+@dataclass
+class _Reading:
+    """What reading one unit gave, apart from where the unit stands: its languages, as
+    ``_intents`` settled them, its intents with offsets relative to the unit, and the stores it
+    opens (``_store_read``), each found when first asked for."""
+
+    language: str
+    languages: frozenset[str] | None
+    readable: bool
+    found: tuple[Intent, ...]
+    stores: dict[bool, str | None] = field(default_factory=dict)
+
+    def intents(self, at: int) -> list[Intent]:
+        """The intents of the unit read at offset ``at`` of its text."""
+        return [replace(i, start=i.start + at, end=i.end + at) for i in self.found]
+
+    def store(self, unit: _Unit, *, env_files: bool) -> str | None:
+        """``_store_read`` of the unit (one this reading was made of, or one equal to it)."""
+        if env_files not in self.stores:
+            self.stores[env_files] = _store_read(unit, env_files=env_files)
+        return self.stores[env_files]
+
+
+class Readings:
+    """Units read so far, by everything their reading depends on: the unit's words (as written
+    and lower-cased), its terms (unit-relative), whether it holds a cue, and the languages set
+    on it before (``_asking_for_a_list`` may settle them first). A unit equal in all of these
+    reads the same wherever it stands, so a text that repeats its steps — a crafted megabyte of
+    one sentence, a bundle of identical files — pays for each distinct unit once. Kept for one
+    scan: the same unit in another skill's scan is read again."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[object, ...], _Reading] = {}
+
+    def read(self, unit: _Unit) -> _Reading:
+        """The unit's reading, made by ``_intents`` unless an equal unit was read; the unit's
+        languages are set as reading it sets them."""
+        index = unit.index or {}
+        terms = tuple((pair, tuple(hits)) for pair, hits in index.items())
+        key = (unit.original, unit.text, terms, unit.cued, unit.language, unit.languages,
+               unit.readable, unit.index is None)  # fmt: skip
+        known = self._known.get(key)
+        if known is None:
+            at = unit.start
+            found = tuple(replace(i, start=i.start - at, end=i.end - at) for i in _intents(unit))
+            known = _Reading(unit.language, unit.languages, unit.readable, found)
+            self._known[key] = known
+        else:
+            unit.language, unit.languages = known.language, known.languages
+            unit.readable = known.readable
+        return known
 
 
 _LIST_ITEM_START = re.compile(r"\s*(?:[-*+•]|\d{1,3}[.)])\s")

@@ -223,6 +223,8 @@ class ScanContext:
     """The bundle's instructions tell the agent to carry out what its lists, sections or files
     quote (``spans.quotes_obeyed``): nothing in its prose is discussed or detected material."""
     blobs: decoding.Budget = field(default_factory=decoding.Budget)
+    readings: intents.Readings = field(default_factory=intents.Readings)
+    """Instruction units read so far in the scan (a bundle's files often repeat their steps)."""
     work_left: int = MAX_MATCH_WORK
     exhausted_in: str | None = None
 
@@ -835,7 +837,7 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         else []
     )  # a label never rises above the file's base one: a document's blocks are examples
     steps, told = _applied_steps(file, fences, context)
-    read, unread = intents.read_bounded(text, regions, intents.MAX_UNITS_READ)
+    read, unread = intents.read_bounded(text, regions, intents.MAX_UNITS_READ, context.readings)
     if unread is not None:
         line, column = file.locate(unread)
         note = f"(intents read in the first {intents.MAX_UNITS_READ} instruction units only)"

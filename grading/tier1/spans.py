@@ -53,8 +53,10 @@ from typing import Any
 import yaml
 
 from grading.bundle import lexicon
+from grading.linear import LinearPattern
 from grading.tier1.files import View, fenced_blocks
 from grading.tier1.literals import CASE_FOLD_EXCEPTIONS, gated, required_literals
+from grading.tier1.supersets import superset
 from grading.types import CONFIDENCE_ORDER, SEVERITY_ORDER
 
 SPANS_FILE = Path(__file__).with_name("data") / "spans.yaml"
@@ -155,6 +157,9 @@ class Cues:
     policy: dict[str, Adjustment]
     discussion_headings: re.Pattern[str]
     discussion_lines: re.Pattern[str]
+    discussion_gate: LinearPattern | None
+    """An RE2 superset of ``discussion_lines`` (``supersets``): where it finds nothing, the
+    Python search (half a second a megabyte) is skipped."""
     discussion_captions: re.Pattern[str]
     discussion_columns: re.Pattern[str]
     negation_cues: re.Pattern[str]
@@ -182,11 +187,13 @@ def cues() -> Cues:
         if adjustment.confidence_max not in CONFIDENCE_ORDER:
             raise ValueError(f"spans.yaml: {label}: bad confidence_max")
     verbose = re.IGNORECASE | re.VERBOSE
+    discussion_lines = re.compile(data["discussion_lines"], verbose)
     return Cues(
         policy=policy,
         discussion_headings=re.compile(data["discussion_headings"], verbose),
         # Run over all the prose of every file with a hit: gated (same matches, fewer attempts).
-        discussion_lines=gated(re.compile(data["discussion_lines"], verbose)),
+        discussion_lines=gated(discussion_lines),
+        discussion_gate=superset(discussion_lines),
         discussion_captions=re.compile(data["discussion_captions"], verbose),
         discussion_columns=re.compile(data["discussion_columns"], verbose),
         negation_cues=gated(re.compile(data["negation_cues"], verbose)),
@@ -498,7 +505,12 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
     are ``_sections``).
     """
     region_start, region_end = region
-    cued = list(set_cues.discussion_lines.finditer(text, region_start, region_end))
+    gate = set_cues.discussion_gate
+    cued = (
+        list(set_cues.discussion_lines.finditer(text, region_start, region_end))
+        if gate is None or gate.search(text, region_start, region_end) is not None
+        else []
+    )
     spans = [sentence_around(text, match.start(), match.end()) for match in cued]
     spans.extend(_announced_list(text, match.end(), region_end) for match in cued)
     for match in _EXAMPLE_QUOTE.finditer(text, region_start, region_end):
@@ -699,10 +711,22 @@ def _inside_inline_code(text: str, offset: int) -> bool:
     return before % 2 == 1
 
 
-@lru_cache(maxsize=4)
+_MARKS: list[tuple[str, list[int], list[int]]] = []
+_MARKED_TEXTS = 4
+
+
 def _breaks_and_ticks(text: str) -> tuple[list[int], list[int]]:
     """The offsets of every line break and of every backtick in ``text``, in order (kept for
-    the last few texts: one file's prose regions are read one after another)."""
-    return [m.start() for m in _LINE_BREAK.finditer(text)], [
-        m.start() for m in _TICK.finditer(text)
-    ]
+    the last few texts: one file's prose regions are read one after another). Kept by the
+    string's identity, not its value: a cache keyed by value compares a megabyte text with an
+    equal one (the original and its normalised copy) on every call."""
+    for index, (known, breaks, ticks) in enumerate(_MARKS):
+        if known is text:
+            if index:
+                _MARKS.insert(0, _MARKS.pop(index))
+            return breaks, ticks
+    breaks = [m.start() for m in _LINE_BREAK.finditer(text)]
+    ticks = [m.start() for m in _TICK.finditer(text)]
+    _MARKS.insert(0, (text, breaks, ticks))
+    del _MARKS[_MARKED_TEXTS:]
+    return breaks, ticks
