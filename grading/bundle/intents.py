@@ -122,8 +122,8 @@ _CRYPTO_ADDRESS = linear.compile(
     r"\b(?:0x[a-fA-F0-9]{40}|bc1[a-z0-9]{25,60}|[13][a-km-zA-HJ-NP-Z1-9]{25,34}|T[A-Za-z1-9]{33})\b"
 )
 _ALL = r"\b(?:alle|allt|tutt[ei]|všechn\w*|toate|wszystk\w*|tüm|όλ[εαο]\w*|всі|همه)\b"
-"""The word for "all" in languages Skillgate does not otherwise read (sv, cs, ro, el, uk, fa) and
-in the ones read since round 9 (nl, it, pl, tr), for a span of them the model places in another
+"""The word for "all" in languages Skillgate does not otherwise read (sv, cs, ro, el, fa) and in
+the ones read since round 9 (nl, it, pl, tr, uk), for a span of them the model places in another
 language."""
 _AUTOMATIC = r"(?:automat|автомат|αυτόματ|خودکار|อัตโนมัติ)"
 _NEUTRAL_CUES = linear.compile(

@@ -99,7 +99,7 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("ru", True)  # the Russian terms are read as typed (``lexicon``)
     if letters < MIN_LETTERS and len(_OTHER_SCRIPTS.findall(text)) < MIN_OTHER_SCRIPT:
         return Language("und", True)
-    if _CYRILLIC.search(text) and code in ("uk", "be", "bg", "mk", "sr", "kk", "ky", "mn"):
+    if _CYRILLIC.search(text) and code in ("be", "bg", "mk", "sr", "kk", "ky", "mn"):
         return Language(code, probability < MIN_PROBABILITY)
     if _OTHER_SCRIPTS.search(text):
         return Language(code, False)
