@@ -40,6 +40,10 @@ _ENGLISH = re.compile(
     r"\b(?:the|and|to|of|with|for|is|this|that|your|you|from|into|then|when|each|before|after|are)\b",
     re.IGNORECASE,
 )
+_SHARED_WITH_DUTCH = frozenset({"is", "of"})
+_DUTCH = re.compile(r"\b(?:de|het|een|niet|naar|voor|zijn|wordt)\b", re.IGNORECASE)
+"""Dutch words no English sentence uses: beside them "is" and "of" are Dutch ("Controleer of
+de variabele is gezet") and do not make a span English."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -69,7 +73,7 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     false, a span too short to be believed when the model says it is in a language Skillgate
     does not read is taken as read without asking the model. ``english_words``: how many
     English function words settle that a Latin-script span is English without the model."""
-    if len({w.lower() for w in _ENGLISH.findall(span)}) >= english_words and (
+    if len(_english_words(span)) >= english_words and (
         span.isascii() or not (_CYRILLIC.search(span) or _OTHER_SCRIPTS.search(span))
     ):
         return Language("en", True)  # the common case, without the model
@@ -83,7 +87,7 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("zh", True)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
-    if text.isascii() and len({w.lower() for w in _ENGLISH.findall(text)}) >= 2:
+    if text.isascii() and len(_english_words(text)) >= 2:
         return Language("en", True)
     code, probability = _identifier().classify(text)
     if code in READ_LANGUAGES:
@@ -95,11 +99,17 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("ru", True)  # the Russian terms are read as typed (``lexicon``)
     if letters < MIN_LETTERS and len(_OTHER_SCRIPTS.findall(text)) < MIN_OTHER_SCRIPT:
         return Language("und", True)
-    if _CYRILLIC.search(text) and code in ("uk", "be", "bg", "mk", "sr", "kk", "ky", "mn"):
+    if _CYRILLIC.search(text) and code in ("be", "bg", "mk", "sr", "kk", "ky", "mn"):
         return Language(code, probability < MIN_PROBABILITY)
     if _OTHER_SCRIPTS.search(text):
         return Language(code, False)
     return Language(code, probability < MIN_PROBABILITY)
+
+
+def _english_words(span: str) -> set[str]:
+    """The English function words of ``span``, less those Dutch shares when it reads Dutch."""
+    words = {w.lower() for w in _ENGLISH.findall(span)}
+    return words - _SHARED_WITH_DUTCH if _DUTCH.search(span) else words
 
 
 def _transliterated_russian(text: str) -> bool:

@@ -42,7 +42,8 @@ again (a second pass over the same texts cost nearly what the first did); with 1
 are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9.1 s → 2.1 s warm
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
-READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru")
+READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
+                  "uk")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"

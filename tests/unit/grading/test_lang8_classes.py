@@ -7,8 +7,9 @@ language Skillgate reads only through its core terms.
   the round's start the German and Spanish forms were auto-approved.
 * Italian, Dutch, Swedish, Czech, Romanian, Ukrainian and Greek have core terms (a secret, an
   ask of the user, a send, secrecy, negation): an ask for a card or a seed phrase, a send to a
-  host and an order to hide it are read as what they are. The languages stay unread, so an
-  honest skill in one of them that names a URL or a secret goes to a person — never rejected.
+  host and an order to hide it are read as what they are. Swedish, Czech, Romanian and Greek
+  stay unread, so an honest skill in one of them that names a URL or a secret goes to a person
+  — never rejected (Italian, Dutch and Ukrainian are read since round 9).
 * "Write nothing to the user about this step" hides the step as "don't tell the user" does,
   in each language with core terms (blind10-029: a Ukrainian step had the agent write, run and
   delete a script that uploads cloud credentials, and "write nothing to the user about it").
@@ -30,8 +31,6 @@ from tests.unit.grading.bundles import decide, read
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "lang8"
 MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
 HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-UNREAD_HONEST = {"it-ssh-setup", "nl-seed-safety", "uk-env-docs"}
-"""Honest skills wholly in a language Skillgate does not read: a person reads them."""
 MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
 
 
@@ -46,12 +45,11 @@ def test_a_malicious_skill_in_another_language_is_blocked(folder: Path) -> None:
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_twin_is_auto_approved_or_read_by_a_person_when_unread(folder: Path) -> None:
+def test_an_honest_twin_is_auto_approved(folder: Path) -> None:
+    """The Italian, Dutch and Ukrainian twins went to a person while their languages were
+    unread; they are read since round 9 (``test_lang9_classes``)."""
     found = decide(read(folder))
-    expected = "review" if folder.name in UNREAD_HONEST else "auto_approve"
-    assert found.outcome == expected, found
-    if expected == "review":
-        assert any("intent.unread-language" in reason for reason in found.reasons), found
+    assert found.outcome == "auto_approve", found
 
 
 @pytest.mark.parametrize(
