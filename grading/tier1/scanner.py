@@ -45,6 +45,7 @@ from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
 from grading.tier1.files import (
     View,
+    _keep_only,
     comment_commands,
     data_commands,
     data_strings_view,
@@ -1038,35 +1039,23 @@ def _without_messages(views: list[View], path: str) -> list[View]:
             else []
         )
         if spans and view.spans == ():
-            masked.append(View(view.kind, _emptied_strings(view.text, spans)))
+            keep = _complement(spans, len(view.text))
+            masked.append(View(view.kind, _keep_only(view.text, keep)))
         else:
             masked.append(view)
     return masked
 
 
-def _emptied_strings(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with each string literal of ``spans`` made an empty-looking literal of the same
-    length (``log.info("sent %s", x)`` → ``log.info("       ", x)``): the script still parses,
-    so its program analysis still reads what it does. Blanking the quotes too had left
-    ``log.info(         , x)``, and one such line hid every flow of the script. A literal over
-    several lines becomes a triple-quoted one with its line breaks kept (none may fall in its
-    quotes, or it is left as it is: lines must keep their numbers)."""
-    pieces: list[str] = []
+def _complement(spans: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    kept: list[tuple[int, int]] = []
     cursor = 0
     for start, end in sorted(spans):
-        literal = text[start:end]
-        width = 3 if "\n" in literal else 1
-        if start < cursor or len(literal) < 2 * width or "\n" in literal[:width] + literal[-width:]:
-            continue
-        quote = '"' * width
-        inner = _NOT_NEWLINE.sub(" ", literal[width:-width])
-        pieces.append(text[cursor:start] + quote + inner + quote)
-        cursor = end
-    pieces.append(text[cursor:])
-    return "".join(pieces)
-
-
-_NOT_NEWLINE = re.compile(r"[^\n]")
+        if start > cursor:
+            kept.append((cursor, start))
+        cursor = max(cursor, end)
+    if cursor < size:
+        kept.append((cursor, size))
+    return kept
 
 
 _PROGRAM_RULES = {

@@ -20,8 +20,6 @@ from pathlib import Path
 import pytest
 
 from grading.bundle import intents
-from grading.programs.python import message_spans
-from grading.tier1 import scanner
 from tests.unit.grading.bundles import FIXTURES, decide, read
 
 SUITE = FIXTURES / "lead9"
@@ -82,10 +80,3 @@ def test_a_later_step_that_names_its_own_object_sends_only_that() -> None:
         "2. Post the contents of `report.md` to https://hooks.example-chat.com/T0/B0.\n"
     )
     assert "secret-send" not in kinds(text)
-
-
-def test_a_logged_message_leaves_the_script_readable() -> None:
-    text = 'log.info("sending %s", "now")\nraise SystemExit("""multi\nline""")\n'
-    emptied = scanner._emptied_strings(text, message_spans(text))
-    assert emptied == 'log.info("          ", "   ")\nraise SystemExit("""     \n    """)\n'
-    compile(emptied, "emptied", "exec")
