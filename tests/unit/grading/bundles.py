@@ -9,6 +9,13 @@ from grading import policy, tier1
 from grading.judges.heuristic import HeuristicJudge
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
+BLOCKED = frozenset({"reject", "tier1_fail"})
+"""The outcomes that keep a skill from publication."""
+
+
+def skills(suite: str, kind: str) -> list[Path]:
+    """The fixture skills of one kind (``malicious``, ``honest``, ``dual-use``) of a suite."""
+    return sorted(p for p in (FIXTURES / suite / kind).iterdir() if p.is_dir())
 
 
 def read(folder: Path) -> dict[str, str]:

@@ -35,12 +35,11 @@ import pytest
 
 from grading import tier1
 from grading.programs import payment, routing, tampering
+from tests.unit.grading.bundles import BLOCKED, skills
 from tests.unit.grading.test_recall_classes import outcome
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind11classes"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("blind11classes", "malicious")
+HONEST = skills("blind11classes", "honest")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

@@ -36,13 +36,12 @@ from grading.programs import evaluated
 from grading.programs import javascript as javascript_programs
 from grading.programs import python as python_programs
 from grading.tier1.provenance import homoglyph_of
-from tests.unit.grading.bundles import rule_ids
+from tests.unit.grading.bundles import BLOCKED, rule_ids, skills
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind11classes2"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("blind11classes2", "malicious")
+HONEST = skills("blind11classes2", "honest")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

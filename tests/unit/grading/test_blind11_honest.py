@@ -33,14 +33,13 @@ from grading.bundle import lexicon
 from grading.programs import python
 from grading.programs.facts import SECRET_FLOW
 from grading.tier1.spans import cues
-from tests.unit.grading.bundles import rule_ids
+from tests.unit.grading.bundles import BLOCKED, rule_ids, skills
 from tests.unit.grading.test_recall_classes import outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind11honest"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-DUAL_USE = sorted(p for p in (FIXTURES / "dual-use").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("blind11honest", "malicious")
+HONEST = skills("blind11honest", "honest")
+DUAL_USE = skills("blind11honest", "dual-use")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

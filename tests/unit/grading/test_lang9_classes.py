@@ -24,12 +24,10 @@ import pytest
 from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import FIXTURES as ALL_FIXTURES
-from tests.unit.grading.bundles import decide, read
+from tests.unit.grading.bundles import FIXTURES, decide, read, skills
 
-FIXTURES = ALL_FIXTURES / "lang9"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("lang9", "malicious")
+HONEST = skills("lang9", "honest")
 NEW = ("it", "nl", "pl", "tr", "uk")
 MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
 
@@ -68,7 +66,7 @@ def test_red_team_routes_that_reached_a_person_unread_are_now_read_and_blocked(
     """Each went to a person only because its language was unread: switching the agent's
     safety checks off and approving every command, asking for a seed phrase, sending the
     keys a YAML step read, a destructive clean-up in a CSV of steps."""
-    found = decide(read(ALL_FIXTURES / "redteam" / attack))
+    found = decide(read(FIXTURES / "redteam" / attack))
     assert found.outcome in {"reject", "tier1_fail"}, found
 
 

@@ -20,11 +20,10 @@ from pathlib import Path
 import pytest
 
 from grading.bundle import intents
-from tests.unit.grading.bundles import FIXTURES, decide, read
+from tests.unit.grading.bundles import decide, read, skills
 
-SUITE = FIXTURES / "lead9"
-MALICIOUS = sorted(p for p in (SUITE / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (SUITE / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("lead9", "malicious")
+HONEST = skills("lead9", "honest")
 
 
 def kinds(text: str) -> set[str]:

@@ -31,11 +31,10 @@ from pathlib import Path
 import pytest
 
 from grading import tier1
-from tests.unit.grading.bundles import FIXTURES, decide, read
+from tests.unit.grading.bundles import decide, read, skills
 
-SUITE = FIXTURES / "precision10"
-MALICIOUS = sorted(p for p in (SUITE / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (SUITE / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("precision10", "malicious")
+HONEST = skills("precision10", "honest")
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
