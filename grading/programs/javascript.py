@@ -111,7 +111,7 @@ _WORDS = (
     "fetch", "axios", "http", "eval", "Function", "child_process", "exec", "fromCharCode", "atob",
     "base64", "reverse", "readFile", "process.env", "sendBeacon", "WebSocket", "rmSync",
     "rmdirSync", "unlinkSync", "removeSync", "rimraf", ".rm(", ".rmdir(", ".remove(", "Deno.",
-    "Bun.env", "mnemonic", "seed", "socket.io", "io(",
+    "Bun.env", "Bun.file", "mnemonic", "seed", "socket.io", "io(", "cookies.", "history.",
 )  # fmt: skip
 _DELETERS = frozenset({"rm", "rmSync", "rmdir", "rmdirSync", "unlink", "unlinkSync", "remove",
                        "removeSync", "emptyDir", "emptyDirSync"})  # fmt: skip
@@ -120,6 +120,14 @@ _WHOLE_ENV = frozenset({"process.env", "Bun.env"})
 _FILE_READS = frozenset({"readFileSync", "readFile", "createReadStream", "readdirSync", "readdir",
                          "readTextFile", "readTextFileSync"})  # fmt: skip
 """Node's ``fs`` reads and Deno's (``Deno.readTextFile``)."""
+_BROWSER_STORES = frozenset(
+    {"cookies.getAll", "cookies.get", "history.search", "history.getVisits",
+     "passwordsPrivate.getSavedPasswordList"}
+)  # fmt: skip
+"""What a browser extension reads of the user's browsing (``chrome.cookies.getAll``,
+``browser.history.search``): every site's sessions and where the user has been, the stores an
+extension that sends them elsewhere steals. Only where they flow is a fact: a cookie manager
+reads them to count or clear them."""
 _FILE_MODULES = ("fs", "fsp", "fse", "fs.promises", "fsPromises", "fsExtra")
 _RIMRAF = ("rimraf", "rimraf.sync", "rimrafSync")
 
@@ -476,7 +484,9 @@ def _call(node: Any, state: _State) -> _Value:
         return _Value(None, frozenset({SECRET}))
     if name == "Deno.env.get" and sensitive.SECRET_NAME.search(first.text or ""):
         return _Value(None, frozenset({ENV_SECRET}))
-    if last in _FILE_READS:
+    if name.startswith(("chrome.", "browser.")) and name.partition(".")[2] in _BROWSER_STORES:
+        return _Value(None, merged.labels | {SECRET})  # counted locally, it is no fact
+    if last in _FILE_READS or name == "Bun.file":  # Bun.file(path).text()
         path = first.text or ""
         if sensitive.is_sensitive_path(path) or first.labels & {SECRET, STORE_PATH}:
             state.fact(SECRET_READ, node, f"{name} {path[:120]}")

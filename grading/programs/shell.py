@@ -73,6 +73,7 @@ _NET_SENDERS = frozenset(
 )  # fmt: skip
 """Tools that send what they are given to a host: raw sockets, copies, WebSocket clients."""
 _DNS = frozenset({"dig", "nslookup", "host", "drill"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
 _INTERPRETERS = frozenset(
     {"sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "perl", "ruby", "php",
      "pwsh", "powershell", "iex", "invoke-expression"}
@@ -128,6 +129,8 @@ class _State:
     """The functions being walked for a call, innermost last (no recursion)."""
     anchor: tuple[int, int] | None = None
     """(byte, offset) of the call a sourced function's facts are reported at."""
+    committed: bool = False
+    """A commit's message or files carry a secret: a later ``git push`` publishes it."""
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -243,7 +246,7 @@ _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh
           "mongorestore", "printf",
           "powershell", "pwsh", "node", "gs://", "s3://", "blob.core.windows.net",
           "storage blob upload", "aws s3", "gsutil", "gcloud storage", "az storage", "gh api",
-          "gh issue", "gh pr", "rclone", "s3cmd", "azcopy", "s_client", "ssh ")  # fmt: skip
+          "gh issue", "gh pr", "rclone", "s3cmd", "azcopy", "s_client", "ssh ", "$'")  # fmt: skip
 
 
 def _worth(text: str) -> bool:
@@ -288,6 +291,8 @@ def _word(node: Any, state: _State) -> _Value:
         if text.startswith("~"):
             text = "~" + text[1:]
         return _Value(text)
+    if kind == "ansi_c_string":  # $'\x63\x75\x72\x6c' is "curl"
+        return _Value(_ansi_c(state.text(node)[2:-1]))
     if kind in ("string", "concatenation"):
         parts = [_word(child, state) for child in node.children if child.type not in ('"',)]
         labels = frozenset().union(*(p.labels for p in parts)) if parts else frozenset()
@@ -311,6 +316,22 @@ def _word(node: Any, state: _State) -> _Value:
     return _Value(None)
 
 
+_ANSI_C_ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{1,2})|([0-7]{1,3})|u([0-9A-Fa-f]{4})|(.))")
+_ANSI_C_LETTERS = {"n": "\n", "t": "\t", "r": "\r", "e": "\x1b", "a": "\a", "\\": "\\", "'": "'"}
+
+
+def _ansi_c(body: str) -> str:
+    """The text of a ``$'…'`` string, its escapes undone (hex, octal, ``\\u``, letters)."""
+
+    def one(match: re.Match[str]) -> str:
+        hexa, octal, uni, other = match.groups()
+        if hexa or octal or uni:
+            return chr(int(hexa or uni, 16) if (hexa or uni) else int(octal, 8))
+        return _ANSI_C_LETTERS.get(other, other)
+
+    return _ANSI_C_ESCAPE.sub(one, body)
+
+
 def _substitution(node: Any, state: _State) -> frozenset[str]:
     """The labels of what a ``$( … )`` or ``<( … )`` produces."""
     labels: set[str] = set()
@@ -330,6 +351,9 @@ _NOT_OPERANDS = ("command_name", "file_redirect", "herestring_redirect", "variab
 def _command_parts(node: Any, state: _State) -> tuple[str, list[_Value], Any]:
     name_node = node.child_by_field_name("name")
     name = state.text(name_node).strip().lower() if name_node is not None else ""
+    if name.startswith("$") and name_node is not None and name_node.named_children:
+        folded = _word(name_node.named_children[0], state).text  # c=curl; $c -d @f …
+        name = folded.strip().lower() if folded else name
     name = name.rsplit("/", 1)[-1]
     args = [_word(child, state) for child in node.children if child.type not in _NOT_OPERANDS]
     return name, args, name_node
@@ -369,6 +393,11 @@ def _command_labels(
         if index + 1 < len(texts) and texts[index + 1]:
             for fact in python_programs.analyse(texts[index + 1], 0):
                 state.fact(fact.kind, node, f"python -c: {fact.detail}", fact.hosts, fact.store)
+    if name in _SHELLS and "-c" in texts:  # sh -c '…': the quoted script is a script too
+        index = texts.index("-c")
+        if index + 1 < len(texts) and texts[index + 1]:
+            for fact in analyse(texts[index + 1], 0):
+                state.fact(fact.kind, node, f"{name} -c: {fact.detail}", fact.hosts, fact.store)
     inline = next((t for t in ("-e", "--eval", "-p", "--print") if t in texts), None)
     if name in ("node", "nodejs", "bun", "deno") and inline is not None:
         index = texts.index(inline)
@@ -389,6 +418,7 @@ def _command_labels(
                     fact.store,
                 )
     _destroys(name, texts, node, state)
+    _commits(name, texts, frozenset(carried), node, state)
     from_files = frozenset(_file_labels(texts + _unfolded(node, state), state))
     _sink(name, texts, frozenset(carried) | from_files, node, state)
     _execute(name, texts, frozenset(carried) | from_files, node, state)
@@ -437,7 +467,7 @@ def _as_data(arg: _Value, index: int, texts: list[str], name: str) -> frozenset[
 
 _PASS_THROUGH = frozenset({"echo", "printf", "base64", "base32", "basenc", "gzip", "xxd", "od",
                            "tr", "sed", "awk", "cut", "fold", "cat", "tee", "rev", "head", "tail",
-                           "openssl", "zip", "tar", "sort", "jq"})  # fmt: skip
+                           "openssl", "zip", "tar", "sort", "jq", "grep", "egrep"})  # fmt: skip
 
 
 def _sends(texts: list[str]) -> bool:
@@ -608,6 +638,19 @@ def _pipeline(node: Any, state: _State) -> frozenset[str]:
                 carried = _command_labels(inner[0], state, carried | _stdin(child, state))
                 _keep_written(child, carried, state)
     return carried
+
+
+def _commits(
+    name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State
+) -> None:
+    """A secret put in a commit (``git commit -m "$(env)"``, a tag's message) and pushed: the
+    repository's remote is the sink, and a public one shows every commit message to anyone."""
+    verb = next((t for t in texts if not t.startswith("-")), "") if name == "git" else ""
+    if verb in ("commit", "tag") and carried & {SECRET, ENV_SECRET}:
+        state.committed = True
+    if verb == "push" and state.committed:
+        state.fact(NETWORK_SEND, node, "git push")
+        state.fact(SECRET_FLOW, node, "a secret in a commit reaches git push", (), True)
 
 
 def _remote_session(name: str, texts: list[str]) -> bool:

@@ -14,7 +14,8 @@ there, so the program is read by its tokens, with the vocabularies the parsed la
   ``http.NewRequest("POST"…``, ``Net::HTTP.post``, ``reqwest`` ``.post(``, ``curl_exec``,
   ``LWP::UserAgent``, ``socket.http``, ``HttpClient``, Swift's ``httpMethod = "POST"``, OkHttp,
   .NET's ``WebRequest``, Dart's ``http.post``, R's ``httr::POST`` and ``req_body_json``, a
-  WebSocket opened in any of them…), and the hosts of the file's URLs.
+  WebSocket opened in any of them, an AppleScript message sent through the user's own Mail or
+  Messages account…), and the hosts of the file's URLs.
 
 A secret source and a network send in one program file is ``SECRET_SEND``: without a parser the
 value cannot be followed from one to the other, so it is read as the program's purpose (a
@@ -38,12 +39,13 @@ MAX_SOURCE = 512 * 1024
 SUFFIXES = frozenset(
     {".go", ".rb", ".rs", ".lua", ".php", ".pl", ".pm", ".java", ".kt", ".kts", ".cs", ".swift",
      ".scala", ".dart", ".ex", ".exs", ".groovy", ".cr", ".nim", ".jl", ".r", ".c", ".cc", ".cpp",
-     ".csx", ".fs", ".fsx", ".vb"}
+     ".csx", ".fs", ".fsx", ".vb", ".applescript"}
 )  # fmt: skip
 """Languages a skill ships programs in that no analysis here parses."""
 FENCE_LANGUAGES = frozenset(
     {"go", "golang", "ruby", "rb", "rust", "rs", "lua", "php", "perl", "java", "kotlin", "kt",
-     "csharp", "cs", "c#", "swift", "scala", "dart", "elixir", "groovy", "crystal", "nim", "julia"}
+     "csharp", "cs", "c#", "swift", "scala", "dart", "elixir", "groovy", "crystal", "nim", "julia",
+     "applescript"}
 )  # fmt: skip
 """The same languages as the names of Markdown code fences."""
 _SHEBANG = re.compile(r"\A#![^\n]{0,80}\b(?:ruby|perl|php|lua|luajit)\b")
@@ -80,6 +82,7 @@ _SENDS = linear.compile(
     r"|\bhandle_setopt\([^)\n]{0,80}\bpostfields\b"
     r"|\bWebSocket(?:Channel)?\.connect\b|\bClientWebSocket\b|\bwebsocket\.(?:Dial|DefaultDialer)\b"
     r"|\b(?:tungstenite::connect|connect_async)\b"
+    r"|\bmake\s+new\s+outgoing\s+message\b|\bsend\s+\S+\s+to\s+(?:buddy|participant)\b"
 )
 """Library calls that send data over the network, in the languages read here."""
 

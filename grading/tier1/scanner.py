@@ -24,6 +24,7 @@ from grading.programs import (
     encoded,
     evaluated,
     facts,
+    grants,
     hooks,
     makefile,
     modules,
@@ -39,7 +40,7 @@ from grading.programs import shell as shell_programs
 from grading.programs import unparsed as unparsed_programs
 from grading.programs import workflow as workflow_programs
 from grading.programs.sensitive import PAYMENT_DESTINATION
-from grading.tier1 import checked, decoding, names
+from grading.tier1 import checked, decoding, names, runners
 from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
@@ -296,7 +297,9 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _read_hidden_push(file, context)
     _analyse_workflow(file, context)
     _read_traffic_redirects(file, context)
+    _read_foreign_admin(file, context)
     _analyse_package_scripts(file, context)
+    _analyse_runner_commands(file, context)
     if obeyed and graph.is_data(path):
         _analyse_data_commands(file, context)
     if path.lower().endswith(".ipynb"):
@@ -1327,6 +1330,20 @@ def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
         _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
 
 
+def _analyse_runner_commands(file: _File, context: ScanContext) -> None:
+    """The commands a runner executes from a configuration the skill ships (``runners``): a
+    systemd unit, a tox environment, a crontab, a container's command in a manifest. Installed
+    or applied, they run unattended, so they are code that runs, read as shell, whatever role
+    the instructions give the file (``kubectl apply -f`` makes a manifest one they follow)."""
+    if is_markdown(file.path):
+        return
+    for offset, command in runners.commands(file.path, file.normalised.text):
+        if not context.spend(file.path, len(command)):
+            return
+        found = shell_programs.blocks(command, ((0, len(command)),))
+        _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
+
+
 _PARSED = frozenset({"python", "javascript"})
 
 
@@ -1433,6 +1450,19 @@ def _read_traffic_redirects(file: _File, context: ScanContext) -> None:
         line, column = file.locate(found.offset)
         snippet = visible(_window(file.original_line(line), column))
         note = f"({found.variable} → {found.host})"
+        context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _read_foreign_admin(file: _File, context: ScanContext) -> None:
+    """A role another account may assume, in a skill that grants every action
+    (``programs.grants``): the whole cloud account handed to a fixed outsider. A vendor's
+    cross-account role can be honest, so a person decides."""
+    rule = context.catalogue.rule("privilege.foreign-account-admin")
+    for grant in grants.foreign_admin(file.normalised.text, context.texts):
+        line, column = file.locate(grant.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        note = f"(account {grant.account} may assume a role granted every action)"
+        label = file.spans.label(grant.offset, "code")
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
