@@ -13,7 +13,7 @@ from celery import shared_task, signals
 from django.conf import settings
 from django.utils import timezone
 
-from grading.tier1.catalogue import load_catalogue
+from grading import tier1
 from pipeline import rollups, workflow
 from pipeline.services import dead_letter_queue, dead_letters, rescans, schedules, steps, sweeps
 from pipeline.task_bases import PipelineStep, SweepTask
@@ -23,10 +23,11 @@ logger = logging.getLogger(__name__)
 
 
 @signals.worker_init.connect
-def _compile_rules_before_forking(**kwargs: Any) -> None:
-    """Compile the Tier 1 catalogue once in the worker's main process: the pool's children
-    inherit it, so no submission pays the ~300 ms of a cold catalogue."""
-    load_catalogue()
+def _build_grading_tables_before_forking(**kwargs: Any) -> None:
+    """Build Tier 1's tables (rules, lexicons, language model) once in the worker's main
+    process: the pool's children inherit them, so no submission pays the seconds of a cold
+    scan."""
+    tier1.warm_up()
 
 
 @signals.beat_init.connect

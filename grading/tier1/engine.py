@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from grading.bundle import language
 from grading.bundle.graph import (
     EXECUTED,
     FOLLOWED,
@@ -74,6 +75,28 @@ rules and data files have their own version, ``catalogue_version()``."""
 def scan(files: SkillFiles) -> Tier1Report:
     with _without_cyclic_collection():
         return _scan(files)
+
+
+_WARM_UP_BUNDLE: SkillFiles = {
+    "SKILL.md": (
+        "---\nname: warm-up\ndescription: Prints the weather for a city.\n---\n\n"
+        "Run `scripts/weather.py` with the city, then summarise it for the user.\n\n"
+        "```bash\npython scripts/weather.py --city Oslo\n```\n"
+    ),
+    "scripts/weather.py": (
+        "import os, urllib.request\n"
+        "KEY = os.environ['WEATHER_KEY']\n"
+        "print(urllib.request.urlopen('https://api.example.com/w?key=' + KEY).read())\n"
+    ),
+}
+
+
+def warm_up() -> None:
+    """Build every table a scan reads — rules, lexicons, the language model — by scanning a
+    small bundle once. A cold process spends seconds on them; a worker does it before it forks
+    its pool, so no submission pays for it (its children inherit the tables)."""
+    scan(_WARM_UP_BUNDLE)
+    language.identify("Lancez le script avec la ville demandée, puis résumez la météo.")
 
 
 @contextmanager

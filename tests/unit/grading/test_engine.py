@@ -5,7 +5,9 @@ from __future__ import annotations
 import gc
 import json
 
-from grading.tier1 import ENGINE_VERSION, scan
+from grading.bundle import language, lexicon
+from grading.tier1 import ENGINE_VERSION, scan, warm_up
+from grading.tier1.catalogue import load_catalogue
 from grading.tier1.findings import MAX_HITS_PER_RULE_PER_FILE
 from grading.tier1.limits import MAX_FILE_CHARS
 from grading.types import SEVERITY_ORDER
@@ -118,3 +120,17 @@ def test_a_scan_leaves_the_cyclic_collector_as_it_found_it() -> None:
             assert gc.isenabled() is enabled
     finally:
         gc.enable()
+
+
+def test_warming_up_builds_every_table_a_first_scan_would_build() -> None:
+    """A worker warms up before it forks its pool: whatever a scan builds lazily must be built
+    then, or the first submission of every child pays seconds for it."""
+    cached = (load_catalogue, lexicon.lexicon, language._identifier)
+    for table in cached:
+        table.cache_clear()
+    warm_up()
+    before = [f.cache_info().misses for f in cached]
+    assert before == [1, 1, 1]
+    scan(load_fixture_skill("weather-report"))
+    scan({"SKILL.md": skill_md("Lancez le script puis résumez le résultat pour la personne.")})
+    assert [f.cache_info().misses for f in cached] == before
