@@ -702,7 +702,10 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     if folded is not None:
         return folded
     if last in _CLIENTS and _is_http(name, receiver):
-        return Value(None, frozenset({CLIENT}))
+        # ``httpx.Client(base_url=…)``: every call of the client goes to that host
+        base = keywords.get("base_url", UNKNOWN).text
+        host = sensitive.host_of(base) if base else None
+        return Value(None, frozenset({CLIENT}), hosts=(host,) if host else ())
     if last == "Request":
         # a prepared request carries its URL and body; its headers authenticate it. It keeps
         # its URL's host: ``urlopen(req)`` sends there, to the vendor's API or to anyone else
@@ -750,7 +753,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
             )
     positional = last in _FETCHERS and _sent_positionally(last, args, keywords)
     if positional and _is_http(name, receiver):
-        _sink(node, name, last, args, keywords, state)
+        _sink(node, name, last, args, keywords, state, receiver.hosts)
         return Value(None, frozenset({FETCHED}))
     if (
         last in _FETCHERS
@@ -766,7 +769,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     if last in _SENDERS and (
         _is_http(name, receiver) or (isinstance(node.func, ast.Attribute) and last in _SOCKET_SENDS)
     ):
-        _sink(node, name, last, args, keywords, state)
+        _sink(node, name, last, args, keywords, state, receiver.hosts)
         return Value(None, frozenset({FETCHED}))  # the response, not the request's data
     if (last in _EXECUTORS or name == _COMPUTED_BUILTIN) and _is_exec(name, last):
         _exec(node, name, args, keywords, state)
@@ -1044,10 +1047,13 @@ def _sink(
     args: list[Value],
     keywords: dict[str | None, Value],
     state: _State,
+    base: tuple[str, ...] = (),
 ) -> None:
+    """A send: its facts, with the hosts it goes to — its URL's, or the base URL of the client
+    it is a call of (``base``) when its URL is a path (``client.post("/v1/items", …)``)."""
     destination, payload = _payload(last, args, keywords)
     host = sensitive.host_of(destination.text or "") if destination.text else None
-    hosts = (host,) if host else destination.hosts
+    hosts = (host,) if host else destination.hosts or base
     _fact(state, NETWORK_SEND, node, name, hosts)
     carried = payload.labels
     if carried & {SECRET, ENV_SECRET} == {ENV_SECRET} and _token_request(node, destination, hosts):
