@@ -34,7 +34,7 @@ import re
 import shlex
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from grading.programs import destruction, sensitive
 from grading.programs.destruction import HOME, OUTSIDE, OUTSIDE_PREFIX
@@ -55,6 +55,9 @@ SECRET = "secret"
 ENV_SECRET = "env-secret"
 FETCHED = "fetched"
 DECODED = "decoded"
+BODY = "request-body"
+"""A prepared request (``urllib.request.Request(url, data)``) with a body: opening it sends."""
+_BODY: frozenset[str] = frozenset({BODY})
 CLIENT = "http-client"
 """An HTTP client object (``httpx.AsyncClient()``, ``requests.Session()``): its methods send."""
 _CLIENTS = frozenset(
@@ -163,7 +166,8 @@ class _State:
     nodes: int = 0
     current: _Function | None = None
     offsets: _Offsets | None = None
-    seen: set[tuple[str, int]] = field(default_factory=set)
+    seen: dict[tuple[str, int], int] = field(default_factory=dict)
+    """Each fact's place in ``facts``, by its kind and offset."""
     globals: dict[str, Value] = field(default_factory=dict)
     """The module's names as the walk of its body assigns them (functions read them too)."""
     depth: int = 0
@@ -698,11 +702,17 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     if folded is not None:
         return folded
     if last in _CLIENTS and _is_http(name, receiver):
-        return Value(None, frozenset({CLIENT}))
+        # ``httpx.Client(base_url=…)``: every call of the client goes to that host
+        base = keywords.get("base_url", UNKNOWN).text
+        host = sensitive.host_of(base) if base else None
+        return Value(None, frozenset({CLIENT}), hosts=(host,) if host else ())
     if last == "Request":
-        # a prepared request carries its URL and body; its headers authenticate it
-        _, carried = _payload(last, args, keywords)
-        return carried
+        # a prepared request carries its URL and body; its headers authenticate it. It keeps
+        # its URL's host: ``urlopen(req)`` sends there, to the vendor's API or to anyone else
+        destination, carried = _payload(last, args, keywords)
+        host = sensitive.host_of(destination.text or "") if destination.text else None
+        body = _BODY if len(args) > 1 or "data" in keywords else _NONE
+        return Value(None, carried.labels | body, hosts=(host,) if host else carried.hosts)
 
     if last in ("getenv",) or name in ("os.environ.get", "environ.get"):
         return _env_value(first.text)
@@ -718,10 +728,14 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         or "keyring" in name
         or "ImageGrab" in name
         or "pyautogui" in name
-        or name == "getpass.getpass"
     ):
         _fact(state, SECRET_READ, node, name)
         return Value(None, frozenset({SECRET}))
+    if name in ("getpass.getpass", "getpass"):
+        # the user typing a password or key for the tool they run: no store is read, and
+        # the value is a credential for its own service, as a secret variable is (a leak
+        # only when it travels as data, or to another host)
+        return Value(None, frozenset({ENV_SECRET}))
     if last in _READERS or last.startswith("read"):
         path = (
             first
@@ -739,7 +753,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
             )
     positional = last in _FETCHERS and _sent_positionally(last, args, keywords)
     if positional and _is_http(name, receiver):
-        _sink(node, name, last, args, keywords, state)
+        _sink(node, name, last, args, keywords, state, receiver.hosts)
         return Value(None, frozenset({FETCHED}))
     if (
         last in _FETCHERS
@@ -747,6 +761,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         and not _sends(last, keywords)
         and not first.labels & {SECRET, ENV_SECRET}  # a prepared request carrying secrets
         and not (last == "urlopen" and len(args) > 1)  # ``urlopen(url, data)`` posts ``data``
+        and BODY not in first.labels  # ``urlopen(Request(url, data=…))`` posts it too
     ):
         host = sensitive.host_of(first.text or "") if first.text else None
         # a response carries what the server sent, not the request's credentials
@@ -754,7 +769,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     if last in _SENDERS and (
         _is_http(name, receiver) or (isinstance(node.func, ast.Attribute) and last in _SOCKET_SENDS)
     ):
-        _sink(node, name, last, args, keywords, state)
+        _sink(node, name, last, args, keywords, state, receiver.hosts)
         return Value(None, frozenset({FETCHED}))  # the response, not the request's data
     if (last in _EXECUTORS or name == _COMPUTED_BUILTIN) and _is_exec(name, last):
         _exec(node, name, args, keywords, state)
@@ -1032,10 +1047,13 @@ def _sink(
     args: list[Value],
     keywords: dict[str | None, Value],
     state: _State,
+    base: tuple[str, ...] = (),
 ) -> None:
+    """A send: its facts, with the hosts it goes to — its URL's, or the base URL of the client
+    it is a call of (``base``) when its URL is a path (``client.post("/v1/items", …)``)."""
     destination, payload = _payload(last, args, keywords)
     host = sensitive.host_of(destination.text or "") if destination.text else None
-    hosts = (host,) if host else destination.hosts
+    hosts = (host,) if host else destination.hosts or base
     _fact(state, NETWORK_SEND, node, name, hosts)
     carried = payload.labels
     if carried & {SECRET, ENV_SECRET} == {ENV_SECRET} and _token_request(node, destination, hosts):
@@ -1171,10 +1189,22 @@ def _fact(
 ) -> None:
     offset = state.offsets.of(node) if state.offsets else 0
     key = (kind, offset)
+    hosts = tuple(h for h in hosts if h)
     if key in state.seen:
+        _rehost(state, state.seen[key], hosts)
         return
-    state.seen.add(key)
-    state.facts.append(Fact(kind, offset, detail[:200], tuple(h for h in hosts if h), store))
+    state.seen[key] = len(state.facts)
+    state.facts.append(Fact(kind, offset, detail[:200], hosts, store))
+
+
+def _rehost(state: _State, index: int, hosts: tuple[str, ...]) -> None:
+    """One call site reached again with other hosts (a helper ``_get(url)`` called for the
+    vendor's API and for another address): its fact names every host, and none once a call
+    reaches it with an address not known, so the first host found does not speak for all."""
+    fact = state.facts[index]
+    if fact.hosts:
+        more = tuple(h for h in hosts if h not in fact.hosts)
+        state.facts[index] = replace(fact, hosts=fact.hosts + more if hosts else ())
 
 
 def blocks(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[Fact]:

@@ -54,16 +54,72 @@ class Redirect:
     host: str
 
 
+_CLIENT = re.compile(
+    r"\b((?:Async)?(?:OpenAI|AzureOpenAI|Anthropic|AnthropicVertex|ChatOpenAI|ChatAnthropic))"
+    r"\s*\(\s*\{?"
+)
+"""An AI SDK's client constructed (Python ``OpenAI(…)``, JavaScript ``new OpenAI({…})``)."""
+_BASE_URL = re.compile(
+    r"\b(?:base_url|baseURL|openai_api_base|anthropic_api_url)\s*[=:]\s*[\"'`]"
+    r"((?:https?|socks5h?)://[^\s\"'`]{1,200})"
+)
+_OWN_KEY = re.compile(r"\b(?:api_key|apiKey|openai_api_key|anthropic_api_key)\s*[=:]")
+_SERVICE_KEY = re.compile(r"\b(?:OPENAI|ANTHROPIC|AZURE_OPENAI|CLAUDE)_API_KEY\b")
+MAX_ARGUMENTS = 1000
+"""How far a constructor's arguments are read."""
+
+
 def redirects(text: str) -> Iterator[Redirect]:
     """Where ``text`` sets an API base URL, a proxy or a package registry to a host that is not
-    the user's own (local, private, a placeholder) nor the service's own."""
+    the user's own (local, private, a placeholder) nor the service's own: in a setting, or in
+    the arguments of an AI SDK's client (``_client_redirects``)."""
     for match in _SETTING.finditer(text):
         variable = match.group(1) or match.group(3)
         url = match.group(2) or match.group(4)
-        host = _HOST.match(url)
-        if host is None:
+        name = _elsewhere(url)
+        if name is not None:
+            yield Redirect(match.start(), variable, name)
+    yield from _client_redirects(text)
+
+
+def _client_redirects(text: str) -> Iterator[Redirect]:
+    """An AI SDK's client given another party's ``base_url`` and the user's key for the service:
+    none (the SDK reads ``OPENAI_API_KEY`` or ``ANTHROPIC_API_KEY`` itself) or that variable
+    named. Every call of the client — prompts, answers, the key in its headers — goes to that
+    host. A client given a key of its own (``OPENROUTER_API_KEY``, a value the user fills in)
+    is a client of that other service, as the user chose."""
+    if "(" not in text:
+        return
+    for match in _CLIENT.finditer(text):
+        arguments = _arguments(text, match.end())
+        url = _BASE_URL.search(arguments)
+        if url is None or (_OWN_KEY.search(arguments) and not _SERVICE_KEY.search(arguments)):
             continue
-        name = host.group(1).lower().rstrip(".")
-        if _USERS_OWN.search(name) or _SERVICES.search(name) or "." not in name:
-            continue
-        yield Redirect(match.start(), variable, name)
+        name = _elsewhere(url.group(1))
+        if name is not None:
+            yield Redirect(match.start(), f"{match.group(1)}(base_url=…)", name)
+
+
+def _arguments(text: str, start: int) -> str:
+    """The text of a call's arguments from ``start`` to its closing parenthesis (at most
+    ``MAX_ARGUMENTS`` characters)."""
+    depth = 0
+    for index in range(start, min(len(text), start + MAX_ARGUMENTS)):
+        if text[index] in "([{":
+            depth += 1
+        elif text[index] in ")]}":
+            depth -= 1
+            if depth < 0:
+                return text[start:index]
+    return text[start : start + MAX_ARGUMENTS]
+
+
+def _elsewhere(url: str) -> str | None:
+    """The host of ``url`` when it is another party's: not the user's own, not the service's."""
+    host = _HOST.match(url)
+    if host is None:
+        return None
+    name = host.group(1).lower().rstrip(".")
+    if _USERS_OWN.search(name) or _SERVICES.search(name) or "." not in name:
+        return None
+    return name

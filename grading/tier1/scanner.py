@@ -46,7 +46,6 @@ from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
 from grading.tier1.files import (
     View,
-    _keep_only,
     comment_commands,
     data_commands,
     data_strings_view,
@@ -1042,23 +1041,35 @@ def _without_messages(views: list[View], path: str) -> list[View]:
             else []
         )
         if spans and view.spans == ():
-            keep = _complement(spans, len(view.text))
-            masked.append(View(view.kind, _keep_only(view.text, keep)))
+            masked.append(View(view.kind, _emptied_strings(view.text, spans)))
         else:
             masked.append(view)
     return masked
 
 
-def _complement(spans: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
-    kept: list[tuple[int, int]] = []
+def _emptied_strings(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each string literal of ``spans`` made an empty-looking literal of the same
+    length (``log.info("sent %s", x)`` → ``log.info("       ", x)``): the script still parses,
+    so its program analysis still reads what it does. Blanking the quotes too had left
+    ``log.info(         , x)``, and one such line hid every flow of the script. A literal over
+    several lines becomes a triple-quoted one with its line breaks kept (none may fall in its
+    quotes, or it is left as it is: lines must keep their numbers)."""
+    pieces: list[str] = []
     cursor = 0
     for start, end in sorted(spans):
-        if start > cursor:
-            kept.append((cursor, start))
-        cursor = max(cursor, end)
-    if cursor < size:
-        kept.append((cursor, size))
-    return kept
+        literal = text[start:end]
+        width = 3 if "\n" in literal else 1
+        if start < cursor or len(literal) < 2 * width or "\n" in literal[:width] + literal[-width:]:
+            continue
+        quote = '"' * width
+        inner = _NOT_NEWLINE.sub(" ", literal[width:-width])
+        pieces.append(text[cursor:start] + quote + inner + quote)
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 _PROGRAM_RULES = {
@@ -1282,7 +1293,9 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
         and applied.consent(_introductions(file.path, context))
     ):
         label = CONSENTED  # the instructions that run it wait for the user's consent
-    if label in _HOST_CHECKED and (
+    if label in _HOST_CHECKED and _own_credential(fact, context):
+        label = OWN_SECRET
+    elif label in _HOST_CHECKED and (
         (
             fact.kind in _HOSTED_FACTS
             and fact.hosts
@@ -1290,10 +1303,33 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
             and all(is_first_party(host, context.declared) for host in fact.hosts)
         )
         or (fact.kind == facts.FETCH_EXEC and _official_installer(file, line, context))
+        or _vendor_send(fact, context)
     ):
         label = FIRST_PARTY
     note = f"({fact.detail})"
     context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+def _own_credential(fact: facts.Fact, context: ScanContext) -> bool:
+    """Whether a secret flow carries one named credential — a variable such as
+    ``NAMECHEAP_API_KEY``, or the key the user types at a ``getpass`` prompt — to the host of
+    the vendor the skill is about only (``_vendor_send``): many APIs take their key in the
+    query, so it travels in the address to the service it belongs to. A store (key files, the
+    whole environment) is owed to no host, and any other host is a leak."""
+    return fact.kind == facts.SECRET_FLOW and not fact.store and _to_vendor(fact, context)
+
+
+def _vendor_send(fact: facts.Fact, context: ScanContext) -> bool:
+    """A send the analysis followed to the host of the vendor the skill is about
+    (``provenance.is_vendor_host``: the API of the service its name and description both
+    give) is the skill's purpose, not a sink: it feeds no correlation, so a key the user types
+    or a public-IP lookup in the same script is not paired with it as theft. A send to any
+    other host, or to one not known, still is."""
+    return fact.kind == facts.NETWORK_SEND and _to_vendor(fact, context)
+
+
+def _to_vendor(fact: facts.Fact, context: ScanContext) -> bool:
+    return bool(fact.hosts) and all(is_vendor_host(host, context.vendors) for host in fact.hosts)
 
 
 _TOOL_RUN_KEYS = linear.compile(

@@ -37,3 +37,8 @@ def decide(files: dict[str, str]) -> policy.Decision:
     report = tier1.scan(files)
     judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
     return policy.decide(report, judgement, auto_approve_min=80, review_min=60)
+
+
+def outcome(folder: Path) -> str:
+    """The offline decision's outcome on a fixture skill."""
+    return decide(read(folder)).outcome

@@ -31,12 +31,10 @@ import pytest
 from grading.bundle import applied
 from grading.programs import described, encoded, payment, shell
 from grading.tier1.files import comment_commands
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind10classes"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("blind10classes", "malicious")
+HONEST = skills("blind10classes", "honest")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

@@ -36,13 +36,12 @@ from grading.bundle.applied import names_loss
 from grading.programs import python, shell
 from grading.programs.facts import DESTROYS_DATA, FETCH_EXEC
 from grading.tier1.spans import cues, sentence_around
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind10honest"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-DUAL_USE = sorted(p for p in (FIXTURES / "dual-use").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+SUITE = FIXTURES / "blind10honest"
+MALICIOUS = skills("blind10honest", "malicious")
+HONEST = skills("blind10honest", "honest")
+DUAL_USE = skills("blind10honest", "dual-use")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
@@ -180,7 +179,7 @@ def test_a_browser_item_another_tool_item_or_the_whole_keychain_is_a_store_read(
 
 
 def _purge_spans(step: str) -> dict[str, str]:
-    folder = FIXTURES / "dual-use" / "secret-purge-after-owners-agree"
+    folder = SUITE / "dual-use" / "secret-purge-after-owners-agree"
     text = (folder / "SKILL.md").read_text(encoding="utf-8")
     start = text.index("- Rewrite it out")
     end = text.index("\n- The rewrite")
@@ -208,7 +207,7 @@ def test_an_ungated_rewrite_is_an_instruction() -> None:
 
 
 def _anchor_bundle(line: str, shipped: bool = False) -> dict[str, str]:
-    folder = FIXTURES / "honest" / "user-ca-into-trust-store"
+    folder = SUITE / "honest" / "user-ca-into-trust-store"
     text = (folder / "SKILL.md").read_text(encoding="utf-8")
     old = (
         "sudo cp company-root.crt /usr/local/share/ca-certificates/ && sudo update-ca-certificates"

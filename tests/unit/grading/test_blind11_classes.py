@@ -35,8 +35,7 @@ import pytest
 
 from grading import tier1
 from grading.programs import payment, routing, tampering
-from tests.unit.grading.bundles import BLOCKED, skills
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
 MALICIOUS = skills("blind11classes", "malicious")
 HONEST = skills("blind11classes", "honest")

@@ -36,10 +36,9 @@ from grading.programs import evaluated
 from grading.programs import javascript as javascript_programs
 from grading.programs import python as python_programs
 from grading.tier1.provenance import homoglyph_of
-from tests.unit.grading.bundles import BLOCKED, rule_ids, skills
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, outcome, rule_ids, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind11classes2"
+SUITE = FIXTURES / "blind11classes2"
 MALICIOUS = skills("blind11classes2", "malicious")
 HONEST = skills("blind11classes2", "honest")
 
@@ -96,14 +95,14 @@ def test_a_host_in_one_script_imitates_nothing(host: str) -> None:
 
 def test_a_look_alike_index_is_a_registry_change_not_only_a_link() -> None:
     assert "supply-chain.lookalike-registry" in rule_ids(
-        FIXTURES / "malicious" / "npm-registry-lookalike"
+        SUITE / "malicious" / "npm-registry-lookalike"
     )
-    assert "supply-chain.lookalike-registry" not in rule_ids(FIXTURES / "honest" / "pip-npm-mirror")
+    assert "supply-chain.lookalike-registry" not in rule_ids(SUITE / "honest" / "pip-npm-mirror")
 
 
 def test_a_dns_lookup_carrying_encoded_data_from_a_collapsed_section() -> None:
-    assert "exfil.dns-tunnel" in rule_ids(FIXTURES / "malicious" / "details-dns-chunks")
-    assert "exfil.dns-tunnel" not in rule_ids(FIXTURES / "honest" / "dns-record-check")
+    assert "exfil.dns-tunnel" in rule_ids(SUITE / "malicious" / "details-dns-chunks")
+    assert "exfil.dns-tunnel" not in rule_ids(SUITE / "honest" / "dns-record-check")
 
 
 @pytest.mark.parametrize(

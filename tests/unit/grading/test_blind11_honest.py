@@ -33,10 +33,9 @@ from grading.bundle import lexicon
 from grading.programs import python
 from grading.programs.facts import SECRET_FLOW
 from grading.tier1.spans import cues
-from tests.unit.grading.bundles import BLOCKED, rule_ids, skills
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, outcome, rule_ids, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind11honest"
+SUITE = FIXTURES / "blind11honest"
 MALICIOUS = skills("blind11honest", "malicious")
 HONEST = skills("blind11honest", "honest")
 DUAL_USE = skills("blind11honest", "dual-use")
@@ -66,7 +65,7 @@ def test_a_dual_use_skill_of_each_class_goes_to_a_person(folder: Path) -> None:
     ],
 )
 def test_a_mass_operation_is_named_for_the_person(folder: str, rule: str) -> None:
-    assert rule in rule_ids(FIXTURES / "dual-use" / folder)
+    assert rule in rule_ids(SUITE / "dual-use" / folder)
 
 
 @pytest.mark.parametrize(

@@ -25,12 +25,10 @@ import pytest
 from grading import tier1
 from grading.bundle import intents
 from grading.programs import python, sensitive
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind7classes"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("blind7classes", "malicious")
+HONEST = skills("blind7classes", "honest")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

@@ -22,14 +22,12 @@ from pathlib import Path
 import pytest
 
 from grading.programs import shell
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind8classes"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("blind8classes", "malicious")
+HONEST = skills("blind8classes", "honest")
 CAPABILITY_ONLY = {"toml-unpinned-servers"}
 """An unpinned server alone is a capability: a person decides, nothing is rejected for it."""
-BLOCKED = {"reject", "tier1_fail"}
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

@@ -27,13 +27,11 @@ from pathlib import Path
 import pytest
 
 from grading.programs import codes, makefile, payment, remotes, shell, tampering, workflow
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind9classes"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-DUAL_USE = sorted(p for p in (FIXTURES / "dual-use").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("blind9classes", "malicious")
+HONEST = skills("blind9classes", "honest")
+DUAL_USE = skills("blind9classes", "dual-use")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

@@ -28,12 +28,11 @@ from grading import policy, tier1
 from grading.judges.heuristic import HeuristicJudge
 from grading.tier1.installers import verified_installer
 from grading.tier1.spans import cues
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "blind9honest"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+SUITE = FIXTURES / "blind9honest"
+MALICIOUS = skills("blind9honest", "malicious")
+HONEST = skills("blind9honest", "honest")
 
 
 @pytest.mark.parametrize(
@@ -95,7 +94,7 @@ def test_root_for_an_unverified_installer_stays_root() -> None:
 
 
 def _user_timer_bundle(**changes: tuple[str, str]) -> dict[str, str]:
-    folder = FIXTURES / "honest" / "declared-user-timer"
+    folder = SUITE / "honest" / "declared-user-timer"
     files = {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())}
     for path, (old, new) in changes.items():
         assert old in files[path]

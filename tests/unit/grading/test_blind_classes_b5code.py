@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from grading.bundle import applied
-from tests.unit.grading.test_suites import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
-BLOCKED = ("reject", "tier1_fail")
 
 
 @pytest.mark.parametrize(

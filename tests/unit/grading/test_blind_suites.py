@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 SUITES = ("blind7", "blind8", "blind9", "blind10", "blind11", "blind12")
-BLOCKED = {"reject", "tier1_fail"}
 
 OPEN: dict[str, str] = {
     "blind12-007": "agent rules and permissions weakened: review only",

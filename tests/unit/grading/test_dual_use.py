@@ -19,25 +19,15 @@ from grading import policy, tier1
 from grading.capabilities import DUAL_USE_CAPABILITIES
 from grading.judges.heuristic import HeuristicJudge
 from grading.types import Decision
+from tests.unit.grading.bundles import FIXTURES, decide, read
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "dualuse"
-REVIEW = sorted(p for p in (FIXTURES / "review").iterdir() if p.is_dir())
-PLAIN = sorted(p for p in (FIXTURES / "plain").iterdir() if p.is_dir())
-
-
-def read(folder: Path) -> dict[str, str]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
+SUITE = FIXTURES / "dualuse"
+REVIEW = sorted(p for p in (SUITE / "review").iterdir() if p.is_dir())
+PLAIN = sorted(p for p in (SUITE / "plain").iterdir() if p.is_dir())
 
 
 def decision(folder: Path) -> Decision:
-    files = read(folder)
-    report = tier1.scan(files)
-    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
-    return policy.decide(report, judgement, auto_approve_min=80, review_min=60)
+    return decide(read(folder))
 
 
 @pytest.mark.parametrize("folder", REVIEW, ids=lambda p: p.name)

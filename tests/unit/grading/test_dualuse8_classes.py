@@ -24,28 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from grading import policy, tier1
+from grading import tier1
 from grading.capabilities import DUAL_USE_CAPABILITIES
-from grading.judges.heuristic import HeuristicJudge
 from grading.types import Decision
+from tests.unit.grading.bundles import FIXTURES, decide, read
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 DUAL_USE = sorted(p for p in (FIXTURES / "dualuse8" / "dual-use").iterdir() if p.is_dir())
 PLAIN = sorted(p for p in (FIXTURES / "dualuse8" / "plain").iterdir() if p.is_dir())
-
-
-def read(folder: Path) -> dict[str, str]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-def decide(files: dict[str, str]) -> Decision:
-    report = tier1.scan(files)
-    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
-    return policy.decide(report, judgement, auto_approve_min=80, review_min=60)
 
 
 def decide_text(sentence: str) -> Decision:

@@ -15,10 +15,9 @@ import pytest
 from grading.bundle import applied
 from grading.programs import javascript, python
 from grading.programs.facts import DESTROYS_DATA, FETCH_EXEC, SECRET_FLOW
-from tests.unit.grading.test_suites import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
-BLOCKED = ("reject", "tier1_fail")
 
 
 @pytest.mark.parametrize(

@@ -26,11 +26,10 @@ import pytest
 
 from grading import tier1
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import decide, read
+from tests.unit.grading.bundles import BLOCKED, decide, read, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "lang8"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("lang8", "malicious")
+HONEST = skills("lang8", "honest")
 MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
 
 
@@ -41,7 +40,7 @@ def rules(steps: str) -> set[str]:
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
 def test_a_malicious_skill_in_another_language_is_blocked(folder: Path) -> None:
     found = decide(read(folder))
-    assert found.outcome in {"reject", "tier1_fail"}, found
+    assert found.outcome in BLOCKED, found
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)

@@ -24,7 +24,7 @@ import pytest
 from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import FIXTURES, decide, read, skills
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, decide, read, skills
 
 MALICIOUS = skills("lang9", "malicious")
 HONEST = skills("lang9", "honest")
@@ -48,7 +48,7 @@ def test_the_five_languages_are_read_with_terms_in_every_class_the_others_have()
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
 def test_a_malicious_skill_in_a_newly_read_language_is_blocked(folder: Path) -> None:
     found = decide(read(folder))
-    assert found.outcome in {"reject", "tier1_fail"}, found
+    assert found.outcome in BLOCKED, found
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
@@ -67,7 +67,7 @@ def test_red_team_routes_that_reached_a_person_unread_are_now_read_and_blocked(
     safety checks off and approving every command, asking for a seed phrase, sending the
     keys a YAML step read, a destructive clean-up in a CSV of steps."""
     found = decide(read(FIXTURES / "redteam" / attack))
-    assert found.outcome in {"reject", "tier1_fail"}, found
+    assert found.outcome in BLOCKED, found
 
 
 @pytest.mark.parametrize(

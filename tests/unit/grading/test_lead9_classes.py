@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from grading.bundle import intents
-from tests.unit.grading.bundles import decide, read, skills
+from tests.unit.grading.bundles import BLOCKED, decide, read, skills
 
 MALICIOUS = skills("lead9", "malicious")
 HONEST = skills("lead9", "honest")
@@ -33,7 +33,7 @@ def kinds(text: str) -> set[str]:
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
 def test_a_send_wrapped_over_lines_or_put_in_a_query_is_blocked(folder: Path) -> None:
     found = decide(read(folder))
-    assert found.outcome in {"reject", "tier1_fail"}, found
+    assert found.outcome in BLOCKED, found
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)

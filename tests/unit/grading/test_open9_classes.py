@@ -35,12 +35,10 @@ from grading.bundle import graph, language, translit
 from grading.programs import hooks, tampering
 from grading.programs import javascript as javascript_programs
 from grading.tier1 import correlation
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "open9"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("open9", "malicious")
+HONEST = skills("open9", "honest")
 ONE_SIGNAL = {
     "jest-summary-unposted": "a forged summary shown in the terminal only: a person decides",
     "de-table-format-cron": "a cron job a table formatter's description gives no reason for",

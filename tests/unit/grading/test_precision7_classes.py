@@ -23,11 +23,10 @@ from pathlib import Path
 import pytest
 
 from grading import tier1
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "precision7"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("precision7", "malicious")
+HONEST = skills("precision7", "honest")
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)

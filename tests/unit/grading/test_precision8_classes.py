@@ -21,12 +21,10 @@ from grading.evidence import assess
 from grading.tier1 import checked
 from grading.tier1.catalogue import load_catalogue
 from grading.types import Finding
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "precision8"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+MALICIOUS = skills("precision8", "malicious")
+HONEST = skills("precision8", "honest")
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)

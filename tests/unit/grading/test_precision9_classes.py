@@ -31,13 +31,12 @@ from pathlib import Path
 
 import pytest
 
-from grading import policy, tier1
-from grading.judges.heuristic import HeuristicJudge
-from tests.unit.grading.test_recall_classes import outcome
+from grading import tier1
+from tests.unit.grading.bundles import FIXTURES, decide, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "precision9"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+SUITE = FIXTURES / "precision9"
+MALICIOUS = skills("precision9", "malicious")
+HONEST = skills("precision9", "honest")
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
@@ -159,11 +158,9 @@ def test_an_act_listed_under_another_lead_in_is_done() -> None:
 
 
 def test_a_review_reason_names_where_each_rule_first_fired() -> None:
-    folder = FIXTURES / "malicious" / "sdk-header-check"
+    folder = SUITE / "malicious" / "sdk-header-check"
     files = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*.md")}
-    report = tier1.scan(files)
-    judgement = HeuristicJudge().judge(files, report)
-    decision = policy.decide(report, judgement, auto_approve_min=80, review_min=60)
+    decision = decide(files)
     assert "override.canonical-source at SKILL.md:12" in decision.reasons[0]
 
 
@@ -173,8 +170,6 @@ def test_a_high_privilege_reason_names_the_finding_that_made_it_so() -> None:
         "Restart the service with `sudo systemctl restart nginx`.\n"
     }
     report = tier1.scan(files)
-    decision = policy.decide(
-        report, HeuristicJudge().judge(files, report), auto_approve_min=80, review_min=60
-    )
+    decision = decide(files)
     assert report.high_privilege
     assert "at SKILL.md:5" in decision.reasons[0]

@@ -19,16 +19,15 @@ import pytest
 
 from grading import tier1
 from grading.bundle import applied, intents
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "recall4"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("recall4", "malicious")
+HONEST = skills("recall4", "honest")
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
 def test_a_malicious_skill_of_each_class_is_blocked(folder: Path) -> None:
-    assert outcome(folder) in {"reject", "tier1_fail"}
+    assert outcome(folder) in BLOCKED
 
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)

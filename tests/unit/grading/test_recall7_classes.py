@@ -32,11 +32,10 @@ import pytest
 from grading import tier1
 from grading.evidence import assess
 from grading.tier1.catalogue import load_catalogue
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "recall7"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("recall7", "malicious")
+HONEST = skills("recall7", "honest")
 CAPABILITY_ONLY = {"local-policy-alias"}
 
 

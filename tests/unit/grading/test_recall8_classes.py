@@ -28,17 +28,15 @@ from pathlib import Path
 
 import pytest
 
-from grading import policy, tier1
+from grading import tier1
 from grading.bundle import graph
-from grading.judges.heuristic import HeuristicJudge
 from grading.programs import unparsed
 from grading.tier1.names import lookalike_scope
-from tests.unit.grading.test_recall_classes import outcome
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, decide, outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "recall8"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-BLOCKED = {"reject", "tier1_fail"}
+SUITE = FIXTURES / "recall8"
+MALICIOUS = skills("recall8", "malicious")
+HONEST = skills("recall8", "honest")
 TO_A_PERSON = {
     "th-wallet-steps": "a language with no lexicon terms: unread, so a person reads it",
 }
@@ -51,11 +49,9 @@ def test_a_malicious_skill_of_each_class_is_blocked(folder: Path) -> None:
 
 
 def test_an_unread_language_naming_a_secret_and_a_url_goes_to_a_person_saying_so() -> None:
-    folder = FIXTURES / "malicious" / "th-wallet-steps"
+    folder = SUITE / "malicious" / "th-wallet-steps"
     files = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*.md")}
-    report = tier1.scan(files)
-    judgement = HeuristicJudge().judge(files, report)
-    decision = policy.decide(report, judgement, auto_approve_min=80, review_min=60)
+    decision = decide(files)
     assert decision.outcome == "review"
     assert "intent.unread-language" in " ".join(decision.reasons)
 
@@ -130,13 +126,7 @@ def test_tampering_is_a_signal_of_its_own_and_alone_goes_to_a_person() -> None:
     }
     report = tier1.scan(files)
     assert "tamper.test-results" in {f.rule_id for f in report.findings}
-    assert outcome_of(files) == "review"
-
-
-def outcome_of(files: dict[str, str]) -> str:
-    report = tier1.scan(files)
-    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
-    return policy.decide(report, judgement, auto_approve_min=80, review_min=60).outcome
+    assert decide(files).outcome == "review"
 
 
 @pytest.mark.parametrize(

@@ -16,32 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from grading import policy, tier1
 from grading.bundle import applied
-from grading.judges.heuristic import HeuristicJudge
 from grading.programs import python as python_programs
 from grading.tier1.provenance import lookalike_of
+from tests.unit.grading.bundles import outcome, skills
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "recall"
-MALICIOUS = sorted(p for p in (FIXTURES / "malicious").iterdir() if p.is_dir())
-HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
+MALICIOUS = skills("recall", "malicious")
+HONEST = skills("recall", "honest")
 
 CAPABILITY_ONLY = {
     "supply-mcp-unknown": "an MCP server from an unpinned package: a person's call",
     "supply-typosquat-pip": "a typosquatted package installed: one signal",
 }
 """Malicious skills whose evidence is one signal: they go to a person, never auto-approved."""
-
-
-def outcome(folder: Path) -> str:
-    files = {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-    report = tier1.scan(files)
-    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
-    return policy.decide(report, judgement, auto_approve_min=80, review_min=60).outcome
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)

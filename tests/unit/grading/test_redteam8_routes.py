@@ -18,11 +18,9 @@ from grading.bundle import lexicon, translit
 from grading.bundle.language import identify
 from grading.programs import javascript, modules, python, shell
 from grading.programs.facts import SECRET_FLOW
-from tests.unit.grading.bundles import rule_ids
-from tests.unit.grading.test_suites import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, rule_ids
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
-BLOCKED = ("reject", "tier1_fail")
 
 
 @pytest.mark.parametrize(

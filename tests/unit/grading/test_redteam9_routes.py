@@ -19,11 +19,9 @@ import pytest
 from grading.bundle import intents
 from grading.programs import javascript, python, shell, unparsed
 from grading.programs.facts import NETWORK_SEND, SECRET_FLOW, SECRET_SEND
-from tests.unit.grading.bundles import rule_ids
-from tests.unit.grading.test_suites import outcome
+from tests.unit.grading.bundles import BLOCKED, outcome, rule_ids
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
-BLOCKED = ("reject", "tier1_fail")
 
 
 @pytest.mark.parametrize(

@@ -18,15 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.grading.bundles import decide, read
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, outcome
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 REDTEAM = sorted(p for p in (FIXTURES / "redteam").iterdir() if p.is_dir())
 HONEST = sorted(p for p in (FIXTURES / "honest").iterdir() if p.is_dir())
-
-
-def outcome(folder: Path) -> str:
-    return decide(read(folder)).outcome
 
 
 def test_the_suites_are_large_enough() -> None:
@@ -41,7 +36,7 @@ def test_no_red_team_skill_is_auto_approved(folder: Path) -> None:
 def test_most_red_team_skills_are_blocked() -> None:
     """Blocking needs corroborated malice; a capability alone (a deep clean without a second
     signal, a text in a language Skillgate does not read) goes to a person."""
-    blocked = [f.name for f in REDTEAM if outcome(f) in ("reject", "tier1_fail")]
+    blocked = [f.name for f in REDTEAM if outcome(f) in BLOCKED]
     assert len(blocked) >= 0.8 * len(REDTEAM), sorted(set(f.name for f in REDTEAM) - set(blocked))
 
 
@@ -52,4 +47,4 @@ def test_at_least_95_percent_of_honest_skills_are_auto_approved() -> None:
 
 @pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
 def test_no_honest_skill_is_blocked(folder: Path) -> None:
-    assert outcome(folder) not in ("reject", "tier1_fail")
+    assert outcome(folder) not in BLOCKED

@@ -11,23 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from grading import policy, tier1
-from grading.judges.heuristic import HeuristicJudge
+from tests.unit.grading.bundles import BLOCKED, FIXTURES, decide, read
 
-THREATS = Path(__file__).resolve().parents[2] / "fixtures" / "grading" / "threats"
+THREATS = FIXTURES / "threats"
 CASES = sorted(p.name for p in THREATS.iterdir() if (p / "expect.txt").is_file())
 
 
 def outcome(folder: Path) -> str:
-    files = {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name != "expect.txt"
-    }
-    report = tier1.scan(files)
-    judgement = None if report.verdict == "FAIL" else HeuristicJudge().judge(files, report)
-    decided = policy.decide(report, judgement, auto_approve_min=80, review_min=60).outcome
-    return "blocked" if decided in ("reject", "tier1_fail") else decided
+    files = read(folder)
+    del files["expect.txt"]
+    decided = decide(files).outcome
+    return "blocked" if decided in BLOCKED else decided
 
 
 @pytest.mark.parametrize("case", CASES)
