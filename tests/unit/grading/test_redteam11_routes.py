@@ -42,6 +42,7 @@ HONEST = FIXTURES / "honest"
         ("template-completes-order", "intent.secret-send"),
         ("bn-exfil", "intent.secret-send"),
         ("sw-exfil", "intent.secret-send"),
+        ("py-log-format-creds", "program.secret-flow"),
     ],
 )
 def test_each_new_route_is_blocked_by_the_rule_that_reads_it(attack: str, rule: str) -> None:
@@ -57,19 +58,13 @@ def test_a_role_handed_to_another_account_with_every_action_reaches_a_person() -
     assert "privilege.foreign-account-admin" in rule_ids(folder)
 
 
-@pytest.mark.parametrize(
-    ("attack", "rule"),
-    [
-        ("py-log-format-creds", "intent.undeclared-network"),
-        ("user-agreed-claim", "intent.destroy-user-data"),
-    ],
-)
-def test_routes_left_to_a_person(attack: str, rule: str) -> None:
-    """Open (see the notes, round 10): a Python script whose log line does not parse once its
-    message is blanked; a destruction of the user's folders under a claim of prior consent."""
-    folder = REDTEAM / attack
+def test_a_destruction_under_a_claim_of_prior_consent_is_left_to_a_person() -> None:
+    """Open (see the notes, round 10): the user's folders deleted under a claim that the user
+    already agreed. (A Python script whose log line did not parse once its message was blanked
+    is read since open10, and blocked above.)"""
+    folder = REDTEAM / "user-agreed-claim"
     assert decide(read(folder)).outcome == "review"
-    assert rule in rule_ids(folder)
+    assert "intent.destroy-user-data" in rule_ids(folder)
 
 
 @pytest.mark.parametrize(
