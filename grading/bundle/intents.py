@@ -909,6 +909,34 @@ _TOLD_ADVICE = re.compile(
 )
 
 
+_TOLD_PROGRESS = re.compile(
+    r"(?i)^\W{0,3}(?:(?:the\s+)?(?:user|human)\s+)?about\s+(?:each|every)\s+"
+    r"(?:tool\s+call|call|step|query|search|lookup|request|source)s?\b"
+    r"(?:\s+as\s+you\s+(?:make|run|do|go|take|try)\w{0,3}(?:\s+(?:it|them))?\b)?"
+)
+"""A running commentary withheld: "don't tell the user about each tool call as you make it"."""
+_RESULT_SHOWN = re.compile(
+    r"(?i)\b(?:present|show|give|report|share|return)\w*\s+(?:(?:the|an?|your|them|the\s+user)\s+){0,2}"
+    r"(?:[\w-]+\s+){0,2}(?:results?|summary|briefing|answer|findings|report|digest|draft)\b"
+)
+
+
+def _result_shown(unit: _Unit, start: int, end: int) -> bool:
+    """Whether a sentence that keeps back the narration of each step shows the user what the
+    steps found ("…as you make it — just gather the data, then present the synthesized
+    result"): a commentary left out, not an act hidden. Not when the sentence also sends,
+    deletes, runs or changes anything, or names a secret, a path or a host (gathering what
+    the user asked for is the task)."""
+    low, high = _sentence_around(unit, start, end)
+    sentence = unit.text[low:start] + " " + unit.text[end:high]
+    if not _RESULT_SHOWN.search(sentence):
+        return False
+    if _NEUTRAL_CUES.search(sentence) or _BARE_HOST.search(sentence):
+        return False
+    named = (*(act for act in _WITHHELD_ACTS if act != "collect"), *_WITHHELD_OBJECTS)
+    return not any(lexicon.hits(name, sentence, unit.languages) for name in named)
+
+
 def _sentence_around(unit: _Unit, start: int, end: int) -> tuple[int, int]:
     text = unit.original
     cuts = [m.end() for m in _SENTENCE_CUT.finditer(text, 0, start + 1) if m.end() <= start]
@@ -920,7 +948,8 @@ def _withholds_no_act(unit: _Unit, hit: tuple[int, int]) -> bool:
     """What a "don't tell / don't mention" keeps back is not something the agent does: the
     words it uses with the user (a style rule — "plain language; don't mention YAML, MCP
     servers or placeholders"), advice it must not give ("don't tell them they must
-    register"), or which output is which, kept from another agent that grades them blind.
+    register"), which output is which, kept from another agent that grades them blind, or the
+    narration of each step when the sentence shows the user the result (``_result_shown``).
     Only read where the unit asks for no other act (the caller's ``acting``); a sentence that
     names an act, a sensitive object, a path, a host or the agent's own doing ("that you…",
     "this step", "it") still withholds something."""
@@ -928,6 +957,9 @@ def _withholds_no_act(unit: _Unit, hit: tuple[int, int]) -> bool:
     told = unit.original[end : end + 80]
     if _TOLD_ANOTHER_AGENT.match(told) or _TOLD_ADVICE.match(told):
         return True
+    progress = _TOLD_PROGRESS.match(told)
+    if progress:
+        return _result_shown(unit, start, end + progress.end())
     if not _hits("wording", unit):
         return False
     low, high = _sentence_around(unit, start, end)
@@ -952,7 +984,8 @@ def _settled_question(unit: _Unit, hit: tuple[int, int]) -> bool:
     """ "Without asking" / "no need to ask" leaves out a question whose answer the sentence says
     is settled ("proceed without asking only when the scope is already unambiguous", "the
     linked project names the team — no need to ask again", "a clear answer: apply it without
-    confirmation"): a clarifying question, not the user's permission. Not when what is switched
+    confirmation", an item labelled "One audience:"): a clarifying question, not the user's
+    permission. Not when what is switched
     off is a sandbox, a check or a flag, not a standing waiver ("never ask", "always …"), and
     not when the sentence runs, sends, deletes, deploys, pays or names a secret: that act
     still needs the user's say."""
@@ -963,11 +996,20 @@ def _settled_question(unit: _Unit, hit: tuple[int, int]) -> bool:
     sentence = unit.text[low:high]
     if lexicon.hits("standing", sentence, unit.languages):
         return False
-    if not lexicon.hits("settled", sentence, unit.languages):
+    if not lexicon.hits("settled", sentence, unit.languages) and not _SINGLE_CASE.match(
+        unit.original
+    ):
         return False
     if _NEUTRAL_CUES.search(sentence) or _BARE_HOST.search(sentence):
         return False
     return not any(lexicon.hits(name, sentence, unit.languages) for name in _UNASKED_ACTS)
+
+
+_SINGLE_CASE = re.compile(
+    r"(?i)^\W{0,6}(?:one|a\s+single|single|only\s+one|exactly\s+one)\s+[\w-]+(?:\s+[\w-]+)?\W{0,4}:"
+)
+"""A list item labelled as the case of a single choice ("- **One audience:** use it without
+asking"): with one option there is no question to ask."""
 
 
 _WRAPPED_SENTENCE_CUT = re.compile(r"[.!?;](?:\s|$)|[。！？；]")
@@ -1102,6 +1144,36 @@ def _pretext(unit: _Unit) -> bool:
     )
 
 
+_SCRATCH = re.compile(
+    r"(?i)\b(?:in|of|inside)\s+(?:the|this|that|its|each)\s+scratch\b"
+    r"|\bscratch\s+(?:clone|checkout|copy|worktree|repo(?:sitory)?)\b"
+    r"|\b(?:temporary|temp|throwaway|disposable)\s+(?:clone|checkout|copy|worktree)\b"
+)
+"""A checkout the skill made for itself to try a change in, named as such."""
+_PUSH = re.compile(r"(?i)\bpush")
+_USERS_TREE = re.compile(
+    r"(?i)\b(?:the\s+user'?s|your|their|the\s+project'?s)\s+(?:own\s+)?(?:repo(?:sitory)?|checkout"
+    r"|working\s+(?:tree|copy|directory)|branch(?:es)?|project|clone|worktree|work|changes)\b"
+)
+
+
+def _scratch_reset(unit: _Unit, hit: tuple[int, int]) -> bool:
+    """Whether a ``reset --hard`` puts back the skill's own scratch checkout ("return the
+    scratch to a clean slate with git reset --hard <base> … in the scratch"): what it throws
+    away is the skill's attempt, not the user's history or work. Only a local reset, said in
+    a sentence that names the throwaway checkout, pushes nothing and names no checkout or work
+    of the user's."""
+    if unit.text[hit[0] : hit[1]] != "reset --hard":
+        return False
+    low, high = _sentence_around(unit, hit[0], hit[1])
+    sentence = unit.original[low:high]
+    return (
+        _SCRATCH.search(sentence) is not None
+        and not _PUSH.search(sentence)
+        and not _USERS_TREE.search(sentence)
+    )
+
+
 def _destroying(unit: _Unit, what: str) -> str:
     """``destroy-pretext`` when what is destroyed cannot be got back and the unit calls it
     upkeep (the purpose contradicts the act), else ``destroy-user-data`` (a capability)."""
@@ -1164,6 +1236,8 @@ def _actions(unit: _Unit, present: frozenset[str]) -> Iterator[Intent]:
     rewrites = live("history_rewrite")
     if all(_ORPHAN.search(said(hit)) for hit in rewrites):
         rewrites = []  # a new branch with no history replaces nothing until it is forced over one
+    if rewrites and all(_scratch_reset(unit, hit) for hit in rewrites):
+        rewrites = []  # the skill's own throwaway checkout: its work, not the user's history
     if rewrites:
         hard = [hit for hit in rewrites if not words.startswith("-with-lease", hit[1])]
         kind = _destroying(unit, said(hard[0])) if hard else "destroy-user-data"
