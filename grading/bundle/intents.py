@@ -902,6 +902,9 @@ _AGENT_ACT = re.compile(
 _TOLD_ANOTHER_AGENT = re.compile(
     r"(?i)^\W{0,3}(?:it|the\s+(?:sub-?agent|agent|model|grader|judge|evaluator|comparator|llm)s?)\b"
 )
+_TELLING = re.compile(r"(?i)\b(?:(?:tell|inform|notif[yi])\w*|let)\b")
+"""Verbs whose object is a listener ("don't tell it") — not "mention", "reveal" or "show",
+whose object is the thing kept back ("do not mention it in your reply")."""
 _TOLD_ADVICE = re.compile(
     r"(?i)^\W{0,3}(?:them|him|her|the\s+(?:user|customer|client)s?)\s+(?:that\s+)?"
     r"(?:they|he|she|the\s+(?:user|customer|client)s?)\s+(?:must|should|need\s+to|have\s+to|has\s+to"
@@ -955,7 +958,8 @@ def _withholds_no_act(unit: _Unit, hit: tuple[int, int]) -> bool:
     "this step", "it") still withholds something."""
     start, end = hit
     told = unit.original[end : end + 80]
-    if _TOLD_ANOTHER_AGENT.match(told) or _TOLD_ADVICE.match(told):
+    telling = _TELLING.search(unit.original[start:end]) is not None
+    if (telling and _TOLD_ANOTHER_AGENT.match(told)) or _TOLD_ADVICE.match(told):
         return True
     progress = _TOLD_PROGRESS.match(told)
     if progress:

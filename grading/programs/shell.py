@@ -550,14 +550,19 @@ _FIELD_FLAGS = frozenset({"-f", "-F", "--field", "--raw-field", "--input", "-b",
                           "--body-file"})  # fmt: skip
 
 
+_MESSAGE_FLAGS = frozenset({"-m", "--message", "--trailer", "-F", "--file"})
+"""Flags of ``git commit`` whose value becomes the commit message: pushed with the branch, it
+is read by everyone who can read the repository, for as long as the history is kept."""
+
+
 def _stores_remotely(name: str, texts: list[str], written: list[str]) -> str | None:
     """Where a copy to cloud storage or a comment on a forge puts what it is given — ``aws s3
     cp``, ``gsutil cp``, ``gcloud storage cp``, ``s3cmd put``, ``rclone copy`` to a remote,
-    ``azcopy copy``, ``az storage blob upload``, ``gh api`` with
-    fields, ``gh issue|pr comment|create`` with a body — or None. Each is a send whose reader is
-    whoever owns the bucket or reads the thread; only a secret carried there is reported (a
-    deploy to the project's own bucket is no finding). ``written``: the operands as written, for
-    a bucket named through a value the analysis cannot fold."""
+    ``azcopy copy``, ``az storage blob upload``, ``gh api`` with fields, ``gh issue|pr
+    comment|create`` with a body, ``git commit -m|--trailer`` — or None. Each is a send whose
+    reader is whoever owns the bucket or reads the thread or the history; only a secret carried
+    there is reported (a deploy to the project's own bucket is no finding). ``written``: the
+    operands as written, for a bucket named through a value the analysis cannot fold."""
     words = [t.strip("\"'") for t in texts[:4]]
     remote = next((t for t in texts + written if t.startswith(("s3://", "gs://"))), None)
     if name in ("aws", "gsutil", "gcloud", "s3cmd") and remote is not None:
@@ -573,6 +578,12 @@ def _stores_remotely(name: str, texts: list[str], written: list[str]) -> str | N
     posts = words[:1] == ["api"] or words[1:2] in (["comment"], ["create"])
     if name == "gh" and fields and posts:
         return "a GitHub thread"
+    if (
+        name == "git"
+        and words[:1] == ["commit"]
+        and _MESSAGE_FLAGS & {t.split("=", 1)[0] for t in texts}
+    ):
+        return "a commit message"
     return None
 
 
@@ -617,7 +628,11 @@ def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state
 def _execute(
     name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State
 ) -> None:
-    executing = name in _INTERPRETERS or name in ("eval", "source", ".", "exec")
+    executing = (
+        name in _INTERPRETERS
+        or name in ("eval", "source", ".", "exec")
+        or _apple_shell(name, node, state)
+    )
     if not executing:
         return
     if FETCHED in carried:
@@ -625,6 +640,14 @@ def _execute(
         state.fact(FETCH_EXEC, node, f"{name} runs what was downloaded", hosts)
     elif DECODED in carried:
         state.fact(DECODED_EXEC, node, f"{name} runs what a decoder produced")
+
+
+def _apple_shell(name: str, node: Any, state: _State) -> bool:
+    """``osascript -e "do shell script \"$cmd\""``: AppleScript hands the text to ``sh``, so
+    what it is given runs as a shell command would (a LaunchAgent's fetch-and-run loop)."""
+    return name == "osascript" and any(
+        "do shell script" in text.lower() for text in _unfolded(node, state)
+    )
 
 
 def _pipeline(node: Any, state: _State) -> frozenset[str]:

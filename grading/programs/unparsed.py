@@ -11,11 +11,14 @@ there, so the program is read by its tokens, with the vocabularies the parsed la
   call that takes the whole environment (``os.Environ()``, ``ENV.to_h``, ``env::vars()``,
   ``getenv()``, ``%ENV``, ``System.getenv()``);
 * a *network send*: a library call that posts, uploads or opens a socket (``http.Post``,
-  ``http.NewRequest("POST"…``, ``Net::HTTP.post``, ``reqwest`` ``.post(``, ``curl_exec``,
-  ``LWP::UserAgent``, ``socket.http``, ``HttpClient``, Swift's ``httpMethod = "POST"``, OkHttp,
-  .NET's ``WebRequest``, Dart's ``http.post``, R's ``httr::POST`` and ``req_body_json``, a
-  WebSocket opened in any of them, an AppleScript message sent through the user's own Mail or
-  Messages account…), and the hosts of the file's URLs.
+  ``http.NewRequest("POST"…`` or with ``http.MethodPost`` or a body reader, a Go client's
+  ``c.Post(url, "application/json", body)``, ``Net::HTTP.post``, ``reqwest`` ``.post(``,
+  ``curl_exec``, ``LWP::UserAgent``, ``socket.http``, ``HttpClient``, Swift's ``httpMethod =
+  "POST"``, OkHttp, .NET's ``WebRequest``, Dart's ``http.post``, R's ``httr::POST`` and
+  ``req_body_json``, a WebSocket opened in any of them, an AppleScript message sent through the
+  user's own Mail or Messages account…), and the hosts of the file's URLs. A host assembled at
+  run time (``c.Scheme + "://" + c.Host + "." + c.Domain``, from a configuration file) is
+  nobody's declared host.
 
 A secret source and a network send in one program file is ``SECRET_SEND``: without a parser the
 value cannot be followed from one to the other, so it is read as the program's purpose (a
@@ -66,6 +69,9 @@ _WHOLE_ENV = linear.compile(
 """A call that takes every variable of the environment (with the secrets among them)."""
 _SENDS = linear.compile(
     r"\bhttp\.(?:Post|PostForm)\(|\bhttp\.NewRequest(?:WithContext)?\([^)\n]{0,40}\"(?:POST|PUT|PATCH)\""
+    r"|\bhttp\.NewRequest(?:WithContext)?\([^)\n]{0,60}\bhttp\.Method(?:Post|Put|Patch)\b"
+    r"|\bhttp\.NewRequest(?:WithContext)?\([^\n]{0,120}\b(?:bytes|strings)\.New(?:Reader|Buffer\w*)\("
+    r"|\.(?:Post|PostForm)\(\s*[\w.]+\s*,\s*\"[\w.+-]+/[\w.+-]+\""
     r"|\bnet\.Dial\w*\(|\bNet::HTTP(?:\.post|\.post_form|::Post\b|::Put\b|\.start\b)"
     r"|\b(?:HTTParty|RestClient|Faraday|Excon|HTTP)\.(?:post|put)\b|\bTCPSocket\.(?:new|open)\b"
     r"|\breqwest::|\bureq::(?:post|put)\b|\bTcpStream::connect\b|\.post\(\s*&?\s*(?:format!|url|\"https?:)"

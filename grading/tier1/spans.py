@@ -678,13 +678,18 @@ def _advice_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[tu
 
 
 def _negation_spans(text: str, region: tuple[int, int], set_cues: Cues) -> list[tuple[int, int]]:
-    """From each negation cue in one prose region to the end of its clause."""
+    """From each negation cue in one prose region to the end of its clause. The next cue
+    starts a clause of its own ("do not display it, do not mention it in your reply"): the
+    words from it on are that clause's, so an order that is itself said with a negation
+    (secrecy: "do not mention it") is not read as forbidden by the clause before it."""
     region_start, region_end = region
     spans: list[tuple[int, int]] = []
-    for match in set_cues.negation_cues.finditer(text, region_start, region_end):
+    matches = list(set_cues.negation_cues.finditer(text, region_start, region_end))
+    for index, match in enumerate(matches):
         if set_cues.negation_exceptions.match(text, match.end()):
             continue
-        limit = min(region_end, match.end() + 300)
+        following = matches[index + 1].start() if index + 1 < len(matches) else region_end
+        limit = min(region_end, match.end() + 300, max(following, match.end()))
         spans.append((match.end(), _forbidden_clause_end(text, match.end(), limit)))
     return spans
 
