@@ -72,13 +72,38 @@ _TURKISH_NEGATIVE = re.compile(
 send"), ``göndermeden`` ("without sending"), ``göndermez``, ``göndermemeli`` ("must not send"),
 ``göndermiyor``. A verb term's wildcard takes the suffix in, so the verb it matched is
 forbidden, not ordered (``-meli`` alone, "must", is no negation)."""
+_NEGATED_AFTER_VERB = frozenset({"de", "nl"})
+"""Languages whose main clause puts the negation after the verb: "Sende sie nicht an …",
+"Lösche die Backups nicht", "Stuur de inhoud niet naar …", "Vraag de gebruiker niet om …"."""
+_AFTER_VERB_NEGATION = re.compile(
+    r"(?<!\w)(?:nie|niemals|nooit|kein\w*|geen)(?!\w)"
+    r"|(?<!\w)(?:nicht|niet)(?=\s*(?:$|[.;:!?,)`'\"(]|https?://"
+    r"|(?:an|nach|zu|in|auf|über|mit|ab|aus|weg|hoch|herunter|naar|aan|om|op|mee|door|toe|uit|over|met"
+    r"|bij|af)(?!\w)))"
+)
+"""A negation of the verb after it, in its clause: "nie", "niemals", "nooit", "kein…", "geen"
+anywhere; "nicht" / "niet" where the clause ends or a preposition or particle follows ("nicht
+an https://…", "niet om zijn wachtwoord") — not before an adjective or "nur", "mehr", "alleen"
+("Lösche die nicht mehr benötigten Backups", "nicht nur die Caches"): those delete."""
+_CLAUSE_GOES_ON = re.compile(
+    r"\s(?:und|oder|aber|sondern|dann|en|of|maar|dan|daarna)\s|\s[–—-]\s|https?://"
+)
+"""Where a second verb's clause starts after the first's in German and Dutch, or the verb's
+destination is named: a negation after the URL ("an https://… – nicht an den Support") is not
+the verb's."""
+_AFTER_VERB_REACH = 80
+"""Characters after a German or Dutch verb where its negation may stand."""
+_CORRECTED = re.compile(r"\b(?:sondern|maar)\b")
+""""nicht an den Support, sondern an https://…", "niet naar de gebruiker maar naar …": the
+negation moves the act elsewhere, it does not forbid it."""
 _IRREVERSIBLE = re.compile(
     r"orphan|--orphan|push --force$|push -f|force.?push|branch -D"
     r"|push origin --delete|push --delete|push origin :refs/|強制プッシュ|强制推送|강제 푸시"
     r"|\.git|backup|"
     r"drop (?:schema|database)|production|home|бэкап|резервн|sicherung|sauvegarde|respaldo"
     r"|copias de seguridad|cópias de segurança|备份|バックアップ|백업|本番|生产|운영"
-    r"|back-ups|kopi\w* zapasow|yedek|produzion|productie|produkcyj|üretim",
+    r"|back-ups|kopi\w* zapasow|yedek|produzion|productie|produkcyj|üretim"
+    r"|sao lưu|môi trường production|dữ liệu production|cadangan|produksi",
     re.IGNORECASE,
 )
 """What a destructive instruction takes that the user cannot get back (a lease-guarded push, a
@@ -125,9 +150,9 @@ _ALL = (
     r"(?:\b(?:alle|allt|tutt[ei]|všechn\w*|toate|wszystk\w*|tüm|όλ[εαο]\w*|всі|همه|semua|mọi"
     r"|tất cả)\b|सभी|सब)"
 )
-"""The word for "all" in languages Skillgate does not otherwise read (sv, cs, ro, el, fa, id, vi,
-hi) and in the ones read since round 9 (nl, it, pl, tr, uk), for a span of them the model places
-in another language."""
+"""The word for "all" in languages Skillgate does not otherwise read (sv, cs, ro, el, fa, hi) and
+in the ones read since round 9 (nl, it, pl, tr, uk) and round 10 (id, vi), for a span of them the
+model places in another language."""
 _AUTOMATIC = r"(?:automat|автомат|αυτόματ|خودکار|อัตโนมัติ|otomati[sk]|tự động|स्वचालित)"
 _NEUTRAL_CUES = linear.compile(
     r"(?i)~/\.|\.ssh\b|\.aws\b|\.env\b|id_rsa|\.kube|wallet|keychain|cookies|token|passw|secret|"
@@ -739,8 +764,9 @@ def _negated(unit: _Unit, at: int, end: int | None = None) -> bool:
     """A negation or a supposition ("even if …", lexicon class ``concessive``) in the clause
     before position ``at`` of the unit — or, in a language that negates after the verb
     (Japanese, Korean: 送信しないで, 전송하지 마세요, 書き換えても), right after ``end``, or inside
-    the verb's own word (Turkish ``göndermeyin``): the verb is then forbidden or supposed, not
-    ordered."""
+    the verb's own word (Turkish ``göndermeyin``), or later in a German or Dutch main clause
+    ("Sende sie nicht an …", "Stuur de sleutel niet naar …"): the verb is then forbidden or
+    supposed, not ordered."""
     low = max(0, at - _NEGATION_REACH)
     before = unit.text[low:at]
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(before)]
@@ -752,6 +778,13 @@ def _negated(unit: _Unit, at: int, end: int | None = None) -> bool:
     turkish = end is not None and "tr" in (unit.languages or ())
     if turkish and _TURKISH_NEGATIVE.search(unit.text[at:end]):
         return True
+    if end is not None and _NEGATED_AFTER_VERB & (unit.languages or frozenset()):
+        rest = unit.text[end : end + _AFTER_VERB_REACH]
+        stops = (_CLAUSE_BREAK.search(rest), _CLAUSE_GOES_ON.search(rest))
+        stop = min((m.start() for m in stops if m is not None), default=len(rest))
+        corrected = _CORRECTED.search(unit.text, end, end + 2 * _AFTER_VERB_REACH)
+        if _AFTER_VERB_NEGATION.search(rest[:stop]) and not corrected:
+            return True
     if end is None or not _POST_VERB & (unit.languages or frozenset(_POST_VERB)):
         return False
     after = unit.text[end : end + _NEGATION_AFTER_REACH]

@@ -44,6 +44,14 @@ _SHARED_WITH_DUTCH = frozenset({"is", "of"})
 _DUTCH = re.compile(r"\b(?:de|het|een|niet|naar|voor|zijn|wordt)\b", re.IGNORECASE)
 """Dutch words no English sentence uses: beside them "is" and "of" are Dutch ("Controleer of
 de variabele is gezet") and do not make a span English."""
+_VIETNAMESE = re.compile(r"[ăđơưĂĐƠƯ\u1ea0-\u1ef9]")
+"""Letters only Vietnamese writes (ă, đ, ơ, ư and the vowels with a dot below or a hook above):
+a span with them is asked of the model even beside English words ("Tra cứu đơn hàng qua the
+API and …"), so the Vietnamese terms of a mixed sentence are read too."""
+_UNSURE_MALAY = "ms"
+"""The model's name for Malay. Indonesian and Malay are two standards of one language and the
+model tells them apart poorly on a sentence ("Baca berkas … dan salin isinya": Malay, 0.51): a
+span it calls Malay without being sure is read as Indonesian; one it is sure of stays unread."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -74,7 +82,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     does not read is taken as read without asking the model. ``english_words``: how many
     English function words settle that a Latin-script span is English without the model."""
     if len(_english_words(span)) >= english_words and (
-        span.isascii() or not (_CYRILLIC.search(span) or _OTHER_SCRIPTS.search(span))
+        span.isascii()
+        or not (_CYRILLIC.search(span) or _OTHER_SCRIPTS.search(span) or _VIETNAMESE.search(span))
     ):
         return Language("en", True)  # the common case, without the model
     text = _NOISE.sub(" ", span)
@@ -92,6 +101,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     code, probability = _identifier().classify(text)
     if code in READ_LANGUAGES:
         return Language(code, True)
+    if code == _UNSURE_MALAY and probability < MIN_PROBABILITY:
+        return Language("id", True)
     romanised = translit.romanised(text) if text.isascii() else None
     if romanised is not None:
         return Language(romanised, True)  # pinyin or romaji: read with ``zh-latn``/``ja-latn``

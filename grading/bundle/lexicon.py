@@ -43,7 +43,7 @@ are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
-                  "uk")  # fmt: skip
+                  "uk", "vi", "id")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
@@ -52,6 +52,14 @@ LATIN = "-latn"
 """The suffix of a language's terms written in Latin letters (``zh-latn``: pinyin, ``ja-latn``:
 romaji), read wherever the language itself is (``translit.romanised``)."""
 _UNSPACED = frozenset({"zh", "ja", "ko"})
+_COMPOUNDS = {
+    "vi": ("tóm tắt", "phím tắt", "viết tắt", "đường tắt", "lối tắt", "chỉnh sửa", "thúc đẩy",
+           "trao đổi", "biến đổi"),
+}  # fmt: skip
+"""Words of two syllables whose second syllable is a term of its own. Vietnamese writes every
+syllable apart, so a term matches whole syllables, not whole words: "tắt" ("turn off") stands in
+"tóm tắt" ("summarise"), "sửa" ("fix") in "chỉnh sửa" ("edit"), "đẩy" ("push") in "thúc đẩy"
+("promote"), "đổi" ("change") in "trao đổi" ("discuss"). A term so preceded is no match."""
 _WORD_GAP = r"[\s_-]+"
 _WILD = r"[^\s.,;:!?()\[\]{}<>\"'`/\\|*+=&%$#@~^_\-]*"
 r"""The rest of a word (``word*``): anything but spaces and punctuation. A small negated class —
@@ -198,7 +206,19 @@ def matched(text: str) -> frozenset[tuple[str, str]]:
         for patterns, keys, outside_ascii in lexicon().together
         if not (ascii and outside_ascii)
         for i in patterns.Match(data) or ()  # None when nothing matches
+        if keys[i][1] not in _COMPOUNDS or next(pair_hits(keys[i], text), None) is not None
     )
+
+
+def _inside_compound(language: str, text: str, start: int) -> bool:
+    """Whether the term at ``start`` is the second syllable of a word (``_COMPOUNDS``)."""
+    for word in _COMPOUNDS.get(language, ()):
+        first, second = word.split(" ")
+        if text.startswith(second, start) and re.search(
+            rf"(?:^|[^\w]){first}[\s_-]+$", text[max(0, start - 12) : start]
+        ):
+            return True
+    return False
 
 
 def present(text: str, languages: frozenset[str] | None = None) -> frozenset[str]:
@@ -217,7 +237,10 @@ def classes_of(
 def pair_hits(pair: tuple[str, str], text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every term of one (class, language) pair in ``text``, in order, found
     as they are asked for."""
-    return lexicon().patterns[pair].spans(text, 1)
+    spans = lexicon().patterns[pair].spans(text, 1)
+    if pair[1] not in _COMPOUNDS:
+        return spans
+    return (span for span in spans if not _inside_compound(pair[1], text, span[0]))
 
 
 def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[tuple[int, int]]:
@@ -227,5 +250,6 @@ def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[
         if not applies(language, languages):
             continue
         for match in pattern.finditer(text):
-            found.append(match.span(1))
+            if not _inside_compound(language, text, match.start(1)):
+                found.append(match.span(1))
     return sorted(found)
