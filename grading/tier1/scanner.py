@@ -1127,7 +1127,7 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
             found = _python_with_imports(file.path, view.text, context)
         elif view.kind == "python":
             found = python_programs.blocks(view.text, regions)
-        elif view.kind == "shell" and file.path.lower().endswith(".ps1"):
+        elif view.kind == "shell" and file.path.lower().endswith((".ps1", ".psm1")):
             found = powershell_programs.blocks(view.text, regions)
         elif view.kind == "shell" and makefile.is_makefile(file.path) and not view.spans:
             found = shell_programs.blocks(*makefile.recipes(view.text))

@@ -1,0 +1,62 @@
+"""Classes the sixth blind suite (blind12) auto-approved on its first look, each fixed as a class
+and written again in words of our own (``tests/fixtures/grading/blind12classes``):
+
+* a PowerShell program that builds the names it calls from quoted pieces (``$w.('Download' +
+  'String')``, ``New-Object ('Net.' + 'WebClient')``, ``-join ('i', 'e', 'x')``, ``'{0}{1}' -f
+  …``) and runs what it downloads hides a download-and-run from every reader: the names are
+  written out before the program is read, and a command name built from pieces is itself
+  obfuscation (no honest module spells ``Invoke-Expression`` in fragments). A module that
+  downloads a pinned installer and checks its hash before running it runs nothing fetched as
+  code;
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grading.programs import facts, powershell
+from tests.unit.grading.bundles import BLOCKED, skills
+from tests.unit.grading.test_recall_classes import outcome
+
+MALICIOUS = skills("blind12classes", "malicious")
+HONEST = skills("blind12classes", "honest")
+
+
+@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
+def test_a_malicious_skill_of_each_class_is_blocked(folder: Path) -> None:
+    assert outcome(folder) in BLOCKED
+
+
+@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
+def test_an_honest_skill_of_each_class_is_auto_approved(folder: Path) -> None:
+    assert outcome(folder) == "auto_approve"
+
+
+def kinds(script: str) -> set[str]:
+    return {fact.kind for fact in powershell.analyse(script)}
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "$w = New-Object Net.WebClient\n$s = $w.('Download' + 'String').Invoke($u)\niex $s\n",
+        "$s = (New-Object Net.WebClient).DownloadString($u)\n$x = 'I' + 'nvoke-' + 'Expression'\n"
+        "& (Get-Command $x) $s\n",
+        "$s = irm $u\n$x = -join ('i', 'e', 'x')\n& $x $s\n",
+        "$s = irm $u\n$x = ('{0}{1}' -f 'Invoke-', 'Expression')\n& $x $s\n",
+    ],
+)
+def test_a_download_run_through_names_built_from_pieces_is_read(script: str) -> None:
+    assert facts.FETCH_EXEC in kinds(script)
+
+
+def test_a_command_name_built_from_pieces_is_obfuscation() -> None:
+    script = "$c = New-Object Net.WebClient\n$t = $c.('Download' + 'String').Invoke($u)\n"
+    assert facts.DECODED_STRING in kinds(script)
+
+
+def test_a_path_built_from_pieces_hides_nothing() -> None:
+    script = "$d = ('C:\\' + 'tools')\n$n = ('{0}-{1}.msi' -f 'acme', '4.2')\nWrite-Host $d $n\n"
+    assert kinds(script) == set()
