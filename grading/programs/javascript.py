@@ -111,7 +111,7 @@ _WORDS = (
     "fetch", "axios", "http", "eval", "Function", "child_process", "exec", "fromCharCode", "atob",
     "base64", "reverse", "readFile", "process.env", "sendBeacon", "WebSocket", "rmSync",
     "rmdirSync", "unlinkSync", "removeSync", "rimraf", ".rm(", ".rmdir(", ".remove(", "Deno.",
-    "Bun.env", "mnemonic", "seed", "socket.io", "io(",
+    "Bun.env", "mnemonic", "seed", "socket.io", "io(", "cookies", "history",
 )  # fmt: skip
 _DELETERS = frozenset({"rm", "rmSync", "rmdir", "rmdirSync", "unlink", "unlinkSync", "remove",
                        "removeSync", "emptyDir", "emptyDirSync"})  # fmt: skip
@@ -122,6 +122,14 @@ _FILE_READS = frozenset({"readFileSync", "readFile", "createReadStream", "readdi
 """Node's ``fs`` reads and Deno's (``Deno.readTextFile``)."""
 _FILE_MODULES = ("fs", "fsp", "fse", "fs.promises", "fsPromises", "fsExtra")
 _RIMRAF = ("rimraf", "rimraf.sync", "rimrafSync")
+_BROWSER_STORES = {
+    "cookies.getAll": "every cookie",
+    "history.search": "the browsing history",
+}
+"""An extension's reads of the browser's own stores (``chrome.cookies.getAll({})``,
+``browser.history.search``): session cookies sign the user in everywhere, the history says
+where they have been — a secret store as much as a key file."""
+_EXTENSION_APIS = ("chrome.", "browser.")
 
 
 def _run_command(command: str, name: str, node: Any, state: _State) -> None:
@@ -460,7 +468,7 @@ def _call(node: Any, state: _State) -> _Value:
                 return _decoded(mapped, frozenset(), node, state)
         if name in ("path.join", "path.resolve", "path.posix.join"):
             return _placed(args, merged)
-        return merged
+        return _joined_literals(receiver, args, merged, state)
     if name in ("path.join", "path.resolve"):
         return _placed(args, merged)
     if name in ("os.homedir", "homedir"):
@@ -474,6 +482,9 @@ def _call(node: Any, state: _State) -> _Value:
         return _Value(None, frozenset({SECRET}))
     if name == "Deno.env.toObject":
         return _Value(None, frozenset({SECRET}))
+    if name.startswith(_EXTENSION_APIS) and name.partition(".")[2] in _BROWSER_STORES:
+        state.fact(SECRET_READ, node, f"{name} reads {_BROWSER_STORES[name.partition('.')[2]]}")
+        return _Value(None, merged.labels | {SECRET})
     if name == "Deno.env.get" and sensitive.SECRET_NAME.search(first.text or ""):
         return _Value(None, frozenset({ENV_SECRET}))
     if last in _FILE_READS:
@@ -701,6 +712,18 @@ def _callback(function: Any, given: _Value, state: _State) -> _Value:
         _walk(body, state)
         return _UNKNOWN
     return _eval(body, state)
+
+
+def _joined_literals(array: Any, args: list[_Value], merged: _Value, state: _State) -> _Value:
+    """``["https://api", "host", "dev/v1"].join(".")``: an address written in pieces and joined
+    at run time is the address, where the request it goes to can be read."""
+    if array is None or array.type != "array" or (args and args[0].text is None):
+        return merged
+    pieces = [_eval(item, state) for item in array.named_children[:64]]
+    if not pieces or any(p.text is None for p in pieces):
+        return merged
+    separator = (args[0].text or "") if args else ","
+    return _Value(separator.join(p.text or "" for p in pieces)[:MAX_TEXT], merged.labels)
 
 
 def _placed(args: list[_Value], merged: _Value) -> _Value:

