@@ -25,6 +25,7 @@ from grading.programs import (
     evaluated,
     facts,
     hooks,
+    iam,
     makefile,
     modules,
     payment,
@@ -296,6 +297,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _read_hidden_push(file, context)
     _analyse_workflow(file, context)
     _read_traffic_redirects(file, context)
+    if file.role != "test" and path.lower().endswith(".json"):
+        _read_iam_grants(file, context)
     _analyse_package_scripts(file, context)
     if obeyed and graph.is_data(path):
         _analyse_data_commands(file, context)
@@ -1434,6 +1437,25 @@ def _read_traffic_redirects(file: _File, context: ScanContext) -> None:
         snippet = visible(_window(file.original_line(line), column))
         note = f"({found.variable} → {found.host})"
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_IAM_RULES = {
+    iam.EVERYTHING: "program.iam-grants-everything",
+    iam.OUTSIDE_TRUST: "program.iam-outside-trust",
+}
+
+
+def _read_iam_grants(file: _File, context: ScanContext) -> None:
+    """An IAM policy document the skill ships (``programs.iam``): every action on every
+    resource, and a fixed AWS account trusted to assume the role — each a capability, the two
+    in one skill the account handed over (``correlation.cloud-account-handover``)."""
+    for grant in iam.grants(file.normalised.text):
+        line, column = file.locate(grant.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        rule = context.catalogue.rule(_IAM_RULES[grant.kind])
+        context.collector.add(
+            rule, file.path, line, column, snippet, f"({grant.detail})", span=SHIPPED_CODE
+        )
 
 
 def _analyse_data_commands(file: _File, context: ScanContext) -> None:

@@ -14,6 +14,13 @@ and written again in words of our own (``tests/fixtures/grading/blind12classes``
   the same secret flow as a key file posted, through an address joined from pieces or not. An
   extension that sees the page the user clicks on (``activeTab``) and saves its address to the
   service the skill is for reads no store;
+* IAM policy documents a skill applies are read for what they grant and to whom: an ``Allow`` of
+  every action on every resource is an administrator's policy (a person decides), a trust
+  statement naming a fixed AWS account lets that account in (a vendor integration does so, with
+  the actions it needs); both in one skill hand the user's account to the account the skill
+  names, whatever the statement's ``Sid`` or the skill calls it — there is no benign reading. A
+  least-privilege fix, and a monitoring vendor's read-only role trusted to its own account, stay
+  auto-approved;
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.programs import facts, javascript, powershell
+from grading.programs import facts, iam, javascript, powershell
 from tests.unit.grading.bundles import BLOCKED, skills
 from tests.unit.grading.test_recall_classes import outcome
 
@@ -95,3 +102,38 @@ def test_cookies_cleared_on_the_machine_go_nowhere() -> None:
         "}\n"
     )
     assert facts.SECRET_FLOW not in flows(script)
+
+
+def granted(document: str) -> list[str]:
+    return [grant.detail for grant in iam.grants(document)]
+
+
+@pytest.mark.parametrize(
+    "principal",
+    ['"arn:aws:iam::914732605518:root"', '["914732605518"]', '"arn:aws:iam::914732605518:role/x"'],
+)
+def test_a_fixed_account_trusted_to_assume_the_role_is_read(principal: str) -> None:
+    document = (
+        '{"Statement": [{"Effect": "Allow", "Principal": {"AWS": '
+        + principal
+        + '}, "Action": "sts:AssumeRole"}]}'
+    )
+    assert granted(document) == ["lets AWS account 914732605518 assume the role"]
+
+
+def test_every_action_on_every_resource_is_read_however_written() -> None:
+    document = '{"Statement": {"Effect": "Allow", "Action": ["*"], "Resource": ["*"]}}'
+    assert granted(document) == ["Allow of every action on every resource"]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        '{"Effect": "Deny", "Action": "*", "Resource": "*"}',
+        '{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}',
+        '{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, '
+        '"Action": "sts:AssumeRole"}',
+    ],
+)
+def test_a_bounded_grant_grants_nothing_named_here(statement: str) -> None:
+    assert granted('{"Statement": [' + statement + "]}") == []
