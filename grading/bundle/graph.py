@@ -53,7 +53,7 @@ _MARKDOWN = (".md", ".markdown", ".mdx", ".mdc")
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv", ".svg")
 """Files whose values or text are instructions when the agent is told to follow or read them:
 structured data, settings with sections, tables of steps, and an image's text."""
-_TEXT = (".txt", ".rst", ".adoc", ".org")
+_TEXT = (".txt", ".rst", ".adoc", ".org", ".tmpl", ".tpl", ".j2", ".jinja", ".mustache", ".hbs")
 _SCRIPTS = (
     ".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".ps1", ".rb",
     ".pl", ".php", ".bat", ".cmd", ".ipynb", ".sql", ".patch", ".diff",

@@ -159,13 +159,16 @@ _NEUTRAL_CUES = linear.compile(
     r"api[_-]?key|https?://|sudo\b|rm\s+-rf|curl\b|wget\b|chmod\b|\|\s*(?:ba)?sh\b|--no-verify|"
     r"--dangerously|nopasswd|\b[A-Z0-9_]{2,40}_(?:KEY|TOKEN|SECRET|PASSWORD)\b"
     r"|seed\s?phrase|mnemonic|recovery\s?phrase|private\s?key|\b2fa\b|\botp\b|\biban\b"
+    r"|\btotp\b|authenticator|backup\s?codes?|recovery\s?codes?"
     rf"|{_ALL}[^\n]{{0,60}}?{_AUTOMATIC}|{_AUTOMATIC}\w*[^\n]{{0,60}}?{_ALL}"
 )
-"""Cues that read the same in any language, or nearly: paths, URLs, secret names, and "all …
+"""Cues that read the same in any language, or nearly: paths, URLs, secret names (a one-time
+code's app, "backup codes", kept in English in most languages' 2FA pages), and "all …
 automatically" with the word for "all" of the languages Skillgate does not otherwise read (a
 closed class, as ``_ANY_NEGATION``) — the auto-approval of every action, whatever the verb."""
 _USER_SECRET_CUE = re.compile(
-    r"(?i)seed\s?phrase|mnemonic|recovery\s?phrase|private\s?key|2fa|otp|iban"
+    r"(?i)seed\s?phrase|mnemonic|recovery\s?phrase|private\s?key|2fa|otp|iban|authenticator"
+    r"|backup\s?codes?|recovery\s?codes?"
 )
 """The cues of ``_NEUTRAL_CUES`` that name a secret the user holds (see ``_ANY_NEGATION``)."""
 _ANY_NEGATION = re.compile(

@@ -468,7 +468,7 @@ def _call(node: Any, state: _State) -> _Value:
                 return _decoded(mapped, frozenset(), node, state)
         if name in ("path.join", "path.resolve", "path.posix.join"):
             return _placed(args, merged)
-        return merged
+        return _joined_literals(receiver, args, merged, state)
     if name in ("path.join", "path.resolve"):
         return _placed(args, merged)
     if name in ("os.homedir", "homedir"):
@@ -711,6 +711,18 @@ def _callback(function: Any, given: _Value, state: _State) -> _Value:
         _walk(body, state)
         return _UNKNOWN
     return _eval(body, state)
+
+
+def _joined_literals(array: Any, args: list[_Value], merged: _Value, state: _State) -> _Value:
+    """``["https://api", "host", "dev/v1"].join(".")``: an address written in pieces and joined
+    at run time is the address, where the request it goes to can be read."""
+    if array is None or array.type != "array" or (args and args[0].text is None):
+        return merged
+    pieces = [_eval(item, state) for item in array.named_children[:64]]
+    if not pieces or any(p.text is None for p in pieces):
+        return merged
+    separator = (args[0].text or "") if args else ","
+    return _Value(separator.join(p.text or "" for p in pieces)[:MAX_TEXT], merged.labels)
 
 
 def _placed(args: list[_Value], merged: _Value) -> _Value:

@@ -70,7 +70,7 @@ class _State:
 
 _WORDS = ("iex", "invoke-", "iwr", "irm", "download", "upload", "credential", "cmdkey",
           "get-content", "[char", "-join", "frombase64", "scriptblock", "vaultcmd",
-          "-e", "gc ", "readall", "copy-item", "compress-archive")  # fmt: skip
+          "-e", "gc ", "readall", "copy-item", "compress-archive", "new-object")  # fmt: skip
 
 
 def analyse(text: str, base: int = 0) -> list[Fact]:
@@ -143,7 +143,8 @@ _ARRAY_REVERSE = re.compile(r"(?i)\[array\]::reverse\(\s*\$(\w+)\s*\)")
 _BASE64 = re.compile(r"(?i)frombase64string\(\s*(?:'([^']*)'|\"([^\"]*)\"|\$(\w+))\s*\)")
 _JOIN_PATH = re.compile(r"(?i)join-path\s+(\S+)\s+(\S+)")
 _FETCH = re.compile(
-    r"(?i)\b(?:invoke-webrequest|iwr|invoke-restmethod|irm|curl|wget)\b|\.download(?:string|data|file)\("
+    r"(?i)\b(?:invoke-webrequest|iwr|invoke-restmethod|irm|curl|wget)\b"
+    r"|\.download(?:string|data|file)(?:\.invoke)?\("
 )
 _SEND = re.compile(r"(?i)-(?:body|infile)\b|-method\s+['\"]?(?:post|put|patch)\b|\.upload\w*\(")
 _EXEC = re.compile(
@@ -176,6 +177,11 @@ def _secret_in_address(statement: str, state: _State) -> bool:
 
 
 def _statement(statement: str, offset: int, state: _State) -> None:
+    written, statement = statement, _resolved(statement, state)
+    for hidden in (_EXEC, _FETCH):
+        found = hidden.search(statement)
+        if found and not hidden.search(written):
+            state.fact(DECODED_STRING, offset, f"builds the command {found.group(0)!r} from pieces")
     encoded = encoded_command(statement)
     if encoded is not None and not state.inner:
         _run_encoded(encoded[1], offset + encoded[0], state)
@@ -212,8 +218,57 @@ def _statement(statement: str, offset: int, state: _State) -> None:
         target = assigned.group(1).lower().split(".", 1)[0]
         if "." in assigned.group(1) or "+=" in statement.split("=", 1)[0] + "=":
             held = state.env.get(target, _Value())
-            value = _Value(None, held.labels | value.labels)
+            text = None
+            if "." not in assigned.group(1) and held.text is not None and value.text is not None:
+                text = (held.text + value.text)[:MAX_TEXT]  # ``$h += '.net'``: the name grows
+            value = _Value(text, held.labels | value.labels)
         state.env[target] = value
+
+
+_LITERAL = r"(?:'[^'\n]*'|\"[^\"$`\n]*\")"
+_JOINED = re.compile(
+    rf"(?P<dot>\.?)\(\s*(?:(?P<plus>{_LITERAL}(?:\s*\+\s*{_LITERAL})+)"
+    rf"|-join\s*\(\s*(?P<join>{_LITERAL}(?:\s*,\s*{_LITERAL})+)\s*\)"
+    rf"|(?P<format>{_LITERAL}\s*-f\s*{_LITERAL}(?:\s*,\s*{_LITERAL})*))\s*\)"
+)
+"""A value built in place from quoted pieces: ``('Download' + 'String')``, ``(-join ('iex',
+…))``, ``('{0}{1}' -f 'Invoke-', 'Expression')``; after a dot, the name of a member called."""
+_NAME_VARIABLE = re.compile(r"\$(\w+)")
+_COMMAND_NAME = re.compile(r"[\w.-]{1,60}")
+_GET_COMMAND = re.compile(r"(?i)\(\s*(?:get-command|gcm)\s+['\"]?([\w.-]{1,60})['\"]?\s*\)")
+
+
+def _resolved(statement: str, state: _State) -> str:
+    """The statement with the names it builds at run time written out: a member or a type named
+    by quoted pieces joined in place (``$w.('Download' + 'String')``, ``New-Object ('Net.' +
+    'WebClient')``), a variable that holds a command's name (``$x = 'I' + 'nvoke-' …``) where it
+    is called (``& $x``, ``& (Get-Command $x)``). The command a reader cannot see is the one a
+    check for it must see."""
+    statement = _JOINED.sub(_joined, statement)
+    head, _, rest = statement.partition("=") if _ASSIGN.match(statement) else ("", "", statement)
+
+    def name(match: re.Match[str]) -> str:
+        held = state.env.get(match.group(1).lower())
+        text = held.text if held is not None else None
+        return text if text and _COMMAND_NAME.fullmatch(text) else match.group(0)
+
+    rest = _NAME_VARIABLE.sub(name, rest)
+    rest = _GET_COMMAND.sub(lambda m: m.group(1), rest)
+    return f"{head}={rest}" if head else rest
+
+
+def _joined(match: re.Match[str]) -> str:
+    body = match.group("plus") or match.group("join") or match.group("format")
+    pieces = [a if a else b for a, b in _STRING.findall(body)]
+    text = "".join(pieces)
+    if match.group("format"):
+        arguments = pieces[1:]
+        text = re.sub(
+            r"\{(\d+)\}",
+            lambda m: arguments[int(m.group(1))] if int(m.group(1)) < len(arguments) else "",
+            pieces[0],
+        )
+    return f".{text}" if match.group("dot") else f"'{text}'"
 
 
 def _expression(expression: str, offset: int, state: _State) -> _Value:

@@ -34,7 +34,7 @@ KIND_ALIASES: dict[str, frozenset[str]] = {
 _MARKDOWN = {".md", ".markdown", ".mdx", ".mdc"}
 _PYTHON = {".py", ".pyw", ".pyi", ".pth"}
 """Python, and the ``.pth`` files whose ``import`` lines the interpreter runs at every start."""
-_SHELL = {".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".bat", ".cmd"}
+_SHELL = {".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".psm1", ".bat", ".cmd"}
 _JAVASCRIPT = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"}
 _CONFIG = {".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".skill"}
 _HTML = {".html", ".htm", ".xhtml", ".vue", ".svelte"}

@@ -26,6 +26,7 @@ from grading.programs import (
     facts,
     grants,
     hooks,
+    iam,
     makefile,
     modules,
     payment,
@@ -297,6 +298,8 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _analyse_workflow(file, context)
     _read_traffic_redirects(file, context)
     _read_foreign_admin(file, context)
+    if file.role != "test" and path.lower().endswith(".json"):
+        _read_iam_grants(file, context)
     _analyse_package_scripts(file, context)
     _analyse_runner_commands(file, context)
     if obeyed and graph.is_data(path):
@@ -1141,7 +1144,7 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
             found = _python_with_imports(file.path, view.text, context)
         elif view.kind == "python":
             found = python_programs.blocks(view.text, regions)
-        elif view.kind == "shell" and file.path.lower().endswith(".ps1"):
+        elif view.kind == "shell" and file.path.lower().endswith((".ps1", ".psm1")):
             found = powershell_programs.blocks(view.text, regions)
         elif view.kind == "shell" and makefile.is_makefile(file.path) and not view.spans:
             found = shell_programs.blocks(*makefile.recipes(view.text))
@@ -1500,6 +1503,25 @@ def _read_foreign_admin(file: _File, context: ScanContext) -> None:
         note = f"(account {grant.account} may assume a role granted every action)"
         label = file.spans.label(grant.offset, "code")
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_IAM_RULES = {
+    iam.EVERYTHING: "program.iam-grants-everything",
+    iam.OUTSIDE_TRUST: "program.iam-outside-trust",
+}
+
+
+def _read_iam_grants(file: _File, context: ScanContext) -> None:
+    """An IAM policy document the skill ships (``programs.iam``): every action on every
+    resource, and a fixed AWS account trusted to assume the role — each a capability, the two
+    in one skill the account handed over (``correlation.cloud-account-handover``)."""
+    for grant in iam.grants(file.normalised.text):
+        line, column = file.locate(grant.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        rule = context.catalogue.rule(_IAM_RULES[grant.kind])
+        context.collector.add(
+            rule, file.path, line, column, snippet, f"({grant.detail})", span=SHIPPED_CODE
+        )
 
 
 def _analyse_data_commands(file: _File, context: ScanContext) -> None:
