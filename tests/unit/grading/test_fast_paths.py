@@ -944,3 +944,33 @@ def test_encoded_constants_read_with_the_searches_gated_equal_those_read_eagerly
         if runs and encoded.sensitive.is_command(item.text):
             eager.append((encoded.DECODED_EXEC, item.offset, f"run by the program: {detail}"))
     assert [(f.kind, f.offset, f.detail) for f in encoded.analyse(text)] == eager
+
+
+def test_a_repeated_lead_in_gives_each_mention_the_kind_it_gives_alone() -> None:
+    """The graph judges how a lead-in and the words after a mention tell the agent to use the
+    file once per distinct pair, and reuses it: each mention keeps the kind it has alone."""
+    from grading.bundle import graph
+
+    files = {
+        "SKILL.md": "x",
+        "docs/a.md": "a",
+        "docs/b.md": "b",
+        "data/c.json": "{}",
+        "scripts/d.sh": "true",
+    }
+    lines = [
+        "Follow [the steps](docs/a.md) exactly.",
+        "See docs/b.md for the expected format.",
+        "Copy data/c.json into your settings.",
+        "Read docs/b.md.",
+        "Run scripts/d.sh and then docs/a.md.",
+    ]
+    lookup = graph._Lookup(list(files))
+    alone: list[tuple[str, str, int]] = []
+    for number, line in enumerate(lines):
+        for edge in graph._mentions("SKILL.md", "\n" * number + line, lookup):
+            if edge[:2] not in [kept[:2] for kept in alone]:  # a bundle's edge is kept once
+                alone.append(edge)
+    together = graph._mentions("SKILL.md", "\n".join(lines * 3), lookup)
+    assert together == alone
+    assert {kind for _, kind, _ in together} == {"follow", "model", "apply", "read", "run"}
