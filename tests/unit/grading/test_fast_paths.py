@@ -946,6 +946,42 @@ def test_encoded_constants_read_with_the_searches_gated_equal_those_read_eagerly
     assert [(f.kind, f.offset, f.detail) for f in encoded.analyse(text)] == eager
 
 
+_CONFUSABLE_PIECES = ("а", "е", "о", "р", "с", "Ѕ", "ѕ", "ρ", "ο", "é", "ß", "ﬁ", "ａ", "\u200b")
+_WORD_PIECES = ("pay", "key", "ок", "x", " ", "\n", "-", "1", "_", "中", "文")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CONFUSABLE_PIECES + _WORD_PIECES), max_size=40).map("".join))
+def test_the_skeleton_folding_each_distinct_word_once_equals_folding_every_word(text: str) -> None:
+    """``normalise.skeleton`` judges each distinct word once and reuses the judgement for its
+    repeats: the text it gives is the one of folding every occurrence on its own."""
+    table = normalise._confusables()
+
+    def fold(match: re.Match[str]) -> str:
+        word = match.group()
+        if word.isascii() or not all(ch.isascii() or ord(ch) in table for ch in word):
+            return word
+        return word.translate(table)
+
+    assert normalise.skeleton(text + " " + text) == normalise._LETTER_RUN.sub(
+        fold, text + " " + text
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CONFUSABLE_PIECES + _WORD_PIECES), max_size=40).map("".join))
+def test_normalised_ends_read_from_a_table_of_widths_equal_those_summed_character_by_character(
+    line: str,
+) -> None:
+    """Where each character of a line ends once normalised, from one width per distinct
+    character: the running sum of every character's own width."""
+    expected, total = [], 0
+    for ch in line:
+        total += normalise._normalised_width(ch)
+        expected.append(total)
+    assert list(normalise._normalised_ends(line)) == expected
+
+
 def test_a_repeated_lead_in_gives_each_mention_the_kind_it_gives_alone() -> None:
     """The graph judges how a lead-in and the words after a mention tell the agent to use the
     file once per distinct pair, and reuses it: each mention keeps the kind it has alone."""
