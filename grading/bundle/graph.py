@@ -340,6 +340,7 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
     seen: set[tuple[str, str]] = set()
     tokens: set[tuple[int, int]] = set()
     newlines: list[int] | None = None
+    kinds: dict[tuple[str, str], str] = {}  # a list of links repeats its lead-in word for word
     for _, start, end in lookup.names_search.find_matches_as_indexes(text, overlapping=False):
         while start > 0 and text[start - 1] in _PATH_CHARS:
             start -= 1
@@ -357,13 +358,9 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
         before = _clause(text[max(line_start, start - _VERB_REACH) : start].lower())
         line_end = text.find("\n", start)
         after = text[end : line_end if line_end >= 0 else len(text)][:60].lower()
-        kind = "follow" if lexicon.hits("follow", before) or _follows_after(after) else "read"
-        if kind == "read" and _models_output(before, after):
-            kind = "model"
-        elif kind == "read" and (
-            lexicon.present(before) & APPLYING or _PLACING.search(before) or _applied_after(after)
-        ):
-            kind = "apply"
+        kind = kinds.get((before, after))
+        if kind is None:
+            kind = kinds[(before, after)] = _kind(before, after)
         if newlines is None:  # where each line ends, from the lengths of the lines (in C)
             newlines = list(accumulate(len(line) + 1 for line in text.split("\n")))
         line = bisect.bisect_right(newlines, start) + 1
@@ -373,6 +370,18 @@ def _mentions(source: str, text: str, lookup: _Lookup) -> list[tuple[str, str, i
             seen.add((target, kind))
             found.append((target, "run" if is_script(target) else kind, line))
     return found
+
+
+def _kind(before: str, after: str) -> str:
+    """How the words around a mention (``before`` it in its clause, ``after`` it on its line,
+    both lower-cased) tell the agent to use the file: follow, read, model or apply."""
+    if lexicon.hits("follow", before) or _follows_after(after):
+        return "follow"
+    if _models_output(before, after):
+        return "model"
+    if lexicon.present(before) & APPLYING or _PLACING.search(before) or _applied_after(after):
+        return "apply"
+    return "read"
 
 
 def _names_folder(mention: str) -> bool:

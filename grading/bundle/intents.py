@@ -364,7 +364,7 @@ def read_bounded(
             [m.start() for m in _NEUTRAL_CUES.finditer(region)]
             + [m.start() for m in _SPELLED_URL.finditer(region)]
         )
-        pairs = lexicon.matched(lowered)
+        pairs = readings.matched(lowered)
         if not cues and not _possible(lexicon.classes_of(pairs, None)):
             continue  # nothing in the whole region can make an intent
         classes = lexicon.classes_of(pairs, None)
@@ -439,6 +439,15 @@ class Readings:
 
     def __init__(self) -> None:
         self._known: dict[tuple[object, ...], _Reading] = {}
+        self._matched: dict[str, frozenset[tuple[str, str]]] = {}
+
+    def matched(self, lowered: str) -> frozenset[tuple[str, str]]:
+        """``lexicon.matched`` of a region's lower-cased text, found once for equal regions (a
+        document of many code blocks leads each with the same "Run this:")."""
+        found = self._matched.get(lowered)
+        if found is None:
+            found = self._matched[lowered] = lexicon.matched(lowered)
+        return found
 
     def read(self, unit: _Unit) -> _Reading:
         """The unit's reading, made by ``_intents`` unless an equal unit was read; the unit's

@@ -129,12 +129,15 @@ def skeleton(text: str, residue: str | None = None) -> str:
     if _confusable_character().search(residue) is None:
         return text  # the common case: no look-alike letter at all
     table = _confusables()
+    folded: dict[str, str] = {}  # prose repeats its words: each is judged once
 
     def fold(match: re.Match[str]) -> str:
         word = match.group()
-        if word.isascii() or not all(ch.isascii() or ord(ch) in table for ch in word):
-            return word
-        return word.translate(table)
+        found = folded.get(word)
+        if found is None:
+            kept = word.isascii() or not all(ch.isascii() or ord(ch) in table for ch in word)
+            found = folded[word] = word if kept else word.translate(table)
+        return found
 
     return _LETTER_RUN.sub(fold, text)
 
@@ -194,7 +197,8 @@ def _normalised_ends(original_line: str) -> array[int]:
     """Where each character of the line ends once normalised, kept for the last few lines: one
     long line can hold thousands of findings, and walking it for each was quadratic (50 KB of
     one line of Chinese took seconds)."""
-    return array("q", accumulate(_normalised_width(ch) for ch in original_line))
+    widths = {ch: _normalised_width(ch) for ch in set(original_line)}
+    return array("q", accumulate(map(widths.__getitem__, original_line)))  # in C
 
 
 def visible(snippet: str) -> str:
