@@ -51,11 +51,15 @@ def test_each_new_route_is_blocked_by_the_rule_that_reads_it(attack: str, rule: 
     assert rule in rule_ids(folder)
 
 
-def test_a_role_handed_to_another_account_with_every_action_reaches_a_person() -> None:
-    """A vendor's cross-account role can be honest: one signal, a person decides."""
+def test_a_role_handed_to_another_account_with_every_action_is_blocked() -> None:
+    """Granting every action and trusting a fixed outside account, in one skill, hand the cloud
+    account over (blind12mal's ``correlation.cloud-account-handover``); a vendor's role with an
+    external id and a read-only grant stays auto-approved (``honest/iam-vendor-readonly``)."""
     folder = REDTEAM / "iam-trust-foreign"
-    assert decide(read(folder)).outcome == "review"
-    assert "privilege.foreign-account-admin" in rule_ids(folder)
+    assert decide(read(folder)).outcome in BLOCKED
+    assert {"privilege.foreign-account-admin", "correlation.cloud-account-handover"} <= rule_ids(
+        folder
+    )
 
 
 def test_a_destruction_under_a_claim_of_prior_consent_is_left_to_a_person() -> None:
