@@ -54,9 +54,17 @@ class Redirect:
     host: str
 
 
+_NAMED = ("ANTHROPIC_", "OPENAI_", "_BASE_URL", "_API_URL", "_PROXY", "_proxy", "_REGISTRY", "npm")
+"""Strings one of which every match of ``_SETTING`` holds (each variable, and ``npm config``),
+as written: a text holding none is not searched. ``_SETTING`` is tried at every character of
+every file, and almost no file names a base URL or a proxy."""
+
+
 def redirects(text: str) -> Iterator[Redirect]:
     """Where ``text`` sets an API base URL, a proxy or a package registry to a host that is not
     the user's own (local, private, a placeholder) nor the service's own."""
+    if not any(named in text for named in _NAMED):
+        return
     for match in _SETTING.finditer(text):
         variable = match.group(1) or match.group(3)
         url = match.group(2) or match.group(4)
