@@ -67,18 +67,23 @@ _OWN_KEY = re.compile(r"\b(?:api_key|apiKey|openai_api_key|anthropic_api_key)\s*
 _SERVICE_KEY = re.compile(r"\b(?:OPENAI|ANTHROPIC|AZURE_OPENAI|CLAUDE)_API_KEY\b")
 MAX_ARGUMENTS = 1000
 """How far a constructor's arguments are read."""
+_NAMED = ("ANTHROPIC_", "OPENAI_", "_BASE_URL", "_API_URL", "_PROXY", "_proxy", "_REGISTRY", "npm")
+"""Strings one of which every match of ``_SETTING`` holds (each variable, and ``npm config``),
+as written: a text holding none is not searched. ``_SETTING`` is tried at every character of
+every file, and almost no file names a base URL or a proxy."""
 
 
 def redirects(text: str) -> Iterator[Redirect]:
     """Where ``text`` sets an API base URL, a proxy or a package registry to a host that is not
     the user's own (local, private, a placeholder) nor the service's own: in a setting, or in
     the arguments of an AI SDK's client (``_client_redirects``)."""
-    for match in _SETTING.finditer(text):
-        variable = match.group(1) or match.group(3)
-        url = match.group(2) or match.group(4)
-        name = _elsewhere(url)
-        if name is not None:
-            yield Redirect(match.start(), variable, name)
+    if any(named in text for named in _NAMED):
+        for match in _SETTING.finditer(text):
+            variable = match.group(1) or match.group(3)
+            url = match.group(2) or match.group(4)
+            name = _elsewhere(url)
+            if name is not None:
+                yield Redirect(match.start(), variable, name)
     yield from _client_redirects(text)
 
 

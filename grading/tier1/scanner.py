@@ -737,9 +737,11 @@ def _read_disguised_letters(file: _File, context: ScanContext) -> None:
         if not context.spend(file.path, len(rebuilt) * 16):
             return
         where = file.locate(offset)
-        original = file.normalised.text[offset : offset + len(rebuilt)]
-        seen = {f.rule_id for f in _trial(file, original, where, context)}
-        new = [f for f in _trial(file, rebuilt, where, context) if f.rule_id not in seen]
+        new = _trial(file, rebuilt, where, context)
+        if new:  # the line as written is rescanned only when the rebuilt one trips something
+            original = file.normalised.text[offset : offset + len(rebuilt)]
+            seen = {f.rule_id for f in _trial(file, original, where, context)}
+            new = [f for f in new if f.rule_id not in seen]
         for finding in new:
             context.collector.adopt(finding)
         if any(SEVERITY_ORDER[f.severity] >= SEVERITY_ORDER["medium"] for f in new):
