@@ -179,6 +179,9 @@ class _State:
     yielded: list[Value] | None = None
     """What the function being walked yields: a generator hands its values to the caller that
     iterates it (``for``, ``list``, ``next``, ``join``) as a ``return`` would."""
+    modules: frozenset[str] = frozenset()
+    """The names ``import`` binds to modules: ``requests.post(…)`` calls the library even where
+    the program defines a ``post`` of its own (a same-named function must not hide the send)."""
 
 
 class _Offsets:
@@ -325,11 +328,14 @@ def analyse(text: str, base: int = 0) -> list[Fact]:
     if tree is None:
         return []
     functions: dict[str, _Function] = {}
+    modules: set[str] = set()
     for node in _walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             params = tuple(a.arg for a in node.args.posonlyargs + node.args.args)
             functions.setdefault(node.name, _Function(node, params))
-    state = _State(functions, offsets=_Offsets(text, base))
+        elif isinstance(node, ast.Import):
+            modules.update((a.asname or a.name).split(".")[0] for a in node.names)
+    state = _State(functions, offsets=_Offsets(text, base), modules=frozenset(modules))
     try:
         for statement in tree.body:  # module constants, which the functions read
             if isinstance(statement, ast.Assign | ast.AnnAssign):
@@ -693,9 +699,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
 
     if name in ("os.environ.copy", "os.environ.items", "os.environ.values", "environ.copy"):
         return Value(None, frozenset({SECRET}))  # before the module's own ``items()``
-    if last in state.functions and not name.startswith("."):
-        return _call_own(node, state.functions[last], args, state)
-    if isinstance(node.func, ast.Attribute) and last in state.functions:
+    own = not name.startswith(".") or isinstance(node.func, ast.Attribute)
+    if own and last in state.functions and name.split(".", 1)[0] not in state.modules:
         return _call_own(node, state.functions[last], args, state)
 
     folded = _fold(name, last, first, args, receiver, node, state)

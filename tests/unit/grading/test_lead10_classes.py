@@ -8,6 +8,9 @@
   leaked key's sessions so); only one that *allows* every action grants administrator rights.
 * A private-key header in a table of what leaked secrets look like is a description; a key is
   the header with its base64 body. Only the key is an embedded credential for a person to check.
+* A script that defines a function named like a library call (``def post``) still sends with
+  ``requests.post``: a call through an imported module is the library's, so the flow of a
+  credential file into it is followed (it had been read as a call of the script's own ``post``).
 """
 
 from __future__ import annotations
@@ -26,9 +29,18 @@ def test_retention_containment_and_described_key_shapes_are_auto_approved(folder
 
 
 @pytest.mark.parametrize("folder", skills("lead10", "malicious"), ids=lambda p: p.name)
-def test_wiping_the_journal_with_concealment_is_blocked(folder: Path) -> None:
+def test_wiping_the_journal_or_a_shadowed_send_is_blocked(folder: Path) -> None:
     assert decide(read(folder)).outcome in BLOCKED
-    assert "destructive.log-wipe" in rule_ids(folder)
+
+
+def test_wiping_the_journal_is_a_log_wipe() -> None:
+    assert "destructive.log-wipe" in rule_ids(
+        FIXTURES / "lead10" / "malicious" / "journal-trace-wipe"
+    )
+
+
+def test_a_send_through_an_imported_module_is_not_the_script_s_own_function() -> None:
+    assert "program.secret-flow" in rule_ids(FIXTURES / "lead10" / "malicious" / "shadowed-post")
 
 
 @pytest.mark.parametrize(
