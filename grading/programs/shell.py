@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from grading.programs import destruction, sensitive
@@ -587,6 +588,33 @@ def _stores_remotely(name: str, texts: list[str], written: list[str]) -> str | N
     return None
 
 
+_NAMED_REPO = re.compile(r"^[\w.-]{1,39}/[\w.-]{1,100}$")
+"""``owner/name`` written out: a repository the skill names, not one it is given (``$REPO``,
+``<owner/repo>``, ``{{repo}}``)."""
+_API_THREAD = re.compile(r"^/?repos/([\w.-]{1,39}/[\w.-]{1,100})/(?:issues|pulls)/\d+/comments$")
+
+
+def _named_thread(name: str, texts: list[str]) -> str | None:
+    """The repository, written out by the skill, on whose issue or pull request ``gh`` posts a
+    comment (``gh issue comment 1 --repo owner/name --body-file f``, ``gh api
+    repos/owner/name/issues/1/comments -f body=…``), or None. Its readers are whoever follows
+    that repository — a send to a party the skill chose, as a URL it names is; a comment on the
+    user's own pull request (no ``--repo``, or one the user gives) is not."""
+    if name != "gh" or not _FIELD_FLAGS & {t.split("=", 1)[0] for t in texts}:
+        return None
+    words = [t.strip("\"'") for t in texts]
+    if words[:1] == ["api"]:
+        found = next((m for w in words[1:] if (m := _API_THREAD.match(w))), None)
+        return f"github.com/{found.group(1)}" if found else None
+    if words[1:2] != ["comment"] or words[:1] not in (["issue"], ["pr"]):
+        return None
+    for flag, value in pairwise(words):
+        if flag in ("--repo", "-R") and _NAMED_REPO.match(value):
+            return f"github.com/{value}"
+    repo = next((w.split("=", 1)[1] for w in words if w.startswith("--repo=")), "")
+    return f"github.com/{repo}" if _NAMED_REPO.match(repo) else None
+
+
 def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state: _State) -> None:
     written = _unfolded(node, state) if "" in texts else texts  # a bucket path built at run time
     bucket = _uploads(name, written if len(written) == len(texts) else texts)
@@ -596,6 +624,7 @@ def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state
         what = "a secret store" if store else "a named secret"
         state.fact(SECRET_FLOW, node, f"{what} is put in {remote} by {name}", _hosts(texts), store)
         return
+    thread = _named_thread(name, texts)
     sending = (
         (name in _FETCHERS and _sends(texts))
         or name in _NET_SENDERS
@@ -604,12 +633,14 @@ def _sink(name: str, texts: list[str], carried: frozenset[str], node: Any, state
         or name in _DNS
         or _publishes(name, texts)
         or bucket is not None
+        or thread is not None
     )
     if not sending:
         return
     hosts = (
         _hosts(texts)
         or (("gist.github.com",) if _publishes(name, texts) else ())
+        or ((thread,) if thread else ())
         or ((bucket,) if bucket else ())
     )
     state.fact(NETWORK_SEND, node, name, hosts)

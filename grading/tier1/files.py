@@ -388,7 +388,43 @@ def data_strings_view(path: str, text: str) -> View:
     else:
         pattern, keys = _JSON_STRING, True
     spans = [m.span(1) for m in pattern.finditer(text) if not keys or m.start(2) < 0]
+    if pattern is _YAML_VALUE:
+        spans = _with_yaml_blocks(text, spans)
     return View("prose", _keep_only(text, spans), tuple(spans))
+
+
+_YAML_BLOCK_HEAD = linear.compile(
+    r"(?m)^([ \t]*)(?:-[ \t]+)?[\w\"'.-]{1,80}[ \t]*:[ \t]+[|>][-+0-9]{0,2}[ \t]*(?:#[^\n]*)?$"
+)
+"""A YAML key whose value is a block scalar (``description: |``, ``summary: >-``)."""
+
+
+def _with_yaml_blocks(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The values of a YAML file with each block scalar (the lines indented under ``key: |``)
+    one value, as YAML reads it: an OpenAPI ``description: |`` is a paragraph, and an order
+    wrapped over its lines is one sentence (the destination on one line, what is sent on the
+    next), not a line each."""
+    blocks: list[tuple[int, int]] = []
+    for head in _YAML_BLOCK_HEAD.finditer(text):
+        if blocks and head.start() < blocks[-1][1]:
+            continue  # a ``key: |`` line inside an earlier block is its text
+        indent, start, end = len(head.group(1)), head.end() + 1, head.end() + 1
+        cursor = start
+        while cursor < len(text):
+            line_end = text.find("\n", cursor)
+            line_end = len(text) if line_end < 0 else line_end
+            line = text[cursor:line_end]
+            if line.strip():
+                if len(line) - len(line.lstrip(" \t")) <= indent:
+                    break
+                end = line_end
+            cursor = line_end + 1
+        if end > start:
+            blocks.append((start, end))
+    if not blocks:
+        return spans
+    kept = [s for s in spans if not any(low <= s[0] < high for low, high in blocks)]
+    return sorted(kept + blocks)
 
 
 _COMMAND_VALUE = linear.compile(
@@ -425,11 +461,20 @@ def notebook_cells(text: str, kind: str) -> list[str]:
     return code
 
 
+def _lines_of(text: str, regions: tuple[tuple[int, int], ...]) -> Iterator[tuple[int, int]]:
+    for start, end in regions:
+        while (newline := text.find("\n", start, end)) >= 0:
+            yield start, newline
+            start = newline + 1
+        yield start, end
+
+
 def data_commands(text: str, strings: View) -> Iterator[tuple[int, str]]:
     """(offset, command) for each string value of a data file that is a command line
     (``command = "python3 -c …"``, ``"run": "curl … | sh"``), its escapes undone: when the agent
-    carries out a check or a step kept as data, its command runs."""
-    for start, end in strings.regions():
+    carries out a check or a step kept as data, its command runs. A YAML block scalar is read
+    line by line, as a ``run: |`` block's shell runs its lines."""
+    for start, end in _lines_of(text, strings.regions()):
         value = text[start:end].strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]  # a quoted YAML value

@@ -40,7 +40,7 @@ from grading.programs import python as python_programs
 from grading.programs import shell as shell_programs
 from grading.programs import unparsed as unparsed_programs
 from grading.programs import workflow as workflow_programs
-from grading.programs.sensitive import PAYMENT_DESTINATION
+from grading.programs.sensitive import PAYMENT_DESTINATION, SENSITIVE_PATH
 from grading.tier1 import checked, decoding, names, runners
 from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
@@ -1280,8 +1280,30 @@ def _analyse_inline_commands(file: _File, context: ScanContext) -> None:
         if not context.spend(file.path, match.end(1) - match.start(1)):
             return
         for fact in shell_programs.analyse(match.group(1), match.start(1)):
-            if fact.kind == facts.SECRET_FLOW:
+            store = _store_for_named_repository(prose.text, fact)
+            if store is not None:
+                detail = f"{store} named beside a comment posted to {fact.hosts[0]}"
+                fact = replace(fact, kind=facts.SECRET_SEND, detail=detail, store=True)
+            if fact.kind in (facts.SECRET_FLOW, facts.SECRET_SEND):
                 _report_fact(file, fact, file.spans.label(fact.offset, "shell"), context)
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+
+
+def _store_for_named_repository(text: str, fact: facts.Fact) -> str | None:
+    """The credential store named in the paragraph of an inline command that posts a comment to
+    a repository the skill names (``gh issue comment 1 --repo owner/name``: its host is
+    ``github.com/owner/name``), or None. The paragraph says what the comment carries, in
+    whatever language it is written: a store named there and a thread a stranger reads are
+    the read and the send of one order, though its verbs may not be read."""
+    if fact.kind != facts.NETWORK_SEND or not fact.hosts or not all("/" in h for h in fact.hosts):
+        return None
+    starts = [m.end() for m in _PARAGRAPH_BREAK.finditer(text, 0, fact.offset)]
+    end = _PARAGRAPH_BREAK.search(text, fact.offset)
+    paragraph = text[starts[-1] if starts else 0 : end.start() if end else len(text)]
+    found = SENSITIVE_PATH.search(paragraph)
+    return found.group(0) if found else None
 
 
 def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext) -> None:
