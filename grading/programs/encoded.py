@@ -4,8 +4,9 @@ A program in a language no parser here reads (Java, Kotlin, C#, Go, Ruby…) can
 from every reader by writing its pieces as base32, hex or base64 constants, decoded and joined
 at run time (``static final String[] BOOT = {"MN2XE3BA…", …}`` then ``String.join(" ", …)``).
 Without a syntax tree the decoder call cannot be followed, but the disguise shows in the
-constants themselves: each is tried as base32 (RFC 4648), hex and base64 (zlib-deflated or
-not), and, in a program that speaks of ROT13, rotated back. Constants written side by side in
+constants themselves: each is tried as base32 (RFC 4648), hex, base64 and base85 (RFC 1924's
+letters, as Git and Python's ``b85encode`` write it, or Ascii85's), zlib-deflated or not, and,
+in a program that speaks of ROT13, rotated back. Constants written side by side in
 one list are read as the pieces of one string (joined with spaces, as commands are), since a
 list is how the pieces are kept. What the constants spell matters only when it is meaningful
 (``sensitive.meaningful``: a sensitive path, a URL, a payment destination, a command, code):
@@ -21,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import contextlib
 import re
 import zlib
 from collections.abc import Iterator
@@ -36,6 +38,11 @@ _CONSTANT = re.compile(r"\"([^\"\\\n]{8,4096})\"|'([^'\\\n]{8,4096})'")
 _BASE32 = re.compile(r"[A-Z2-7]+=*")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
+_BASE85 = re.compile(r"[0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{20,}")
+_ASCII85 = re.compile(r"(?:<~)?[!-uz]{20,}(?:~>)?")
+_LONG = 20
+"""Base85 letters are most of ASCII, so only a long constant is tried as base85: a short word
+would decode to a few printable bytes by chance."""
 _LISTED = re.compile(r"\s*(?://[^\n]*\n\s*|#[^\n]*\n\s*)*,\s*(?://[^\n]*\n\s*|#[^\n]*\n\s*)*\Z")
 """What lies between two constants of one list: a comma, space, comments."""
 _ROT13 = re.compile(r"(?i)\brot_?13\b|\+\s*13\s*\)\s*%\s*26")
@@ -85,6 +92,8 @@ def _decoded(value: str, rot13: bool) -> tuple[str, str] | None:
             attempts.append(("base64", base64.b64decode(padded, validate=True)))
     except (binascii.Error, ValueError):
         pass
+    if len(value) >= _LONG:
+        attempts.extend(_base85(value))
     for how, data in attempts:
         text = _text(data)
         if text is not None:
@@ -92,6 +101,18 @@ def _decoded(value: str, rot13: bool) -> tuple[str, str] | None:
     if rot13 and any(ch.isalpha() for ch in value):
         return codecs.decode(value, "rot13"), "rot13"
     return None
+
+
+def _base85(value: str) -> list[tuple[str, bytes]]:
+    """A constant read as base85 (RFC 1924) and as Ascii85, where its letters allow."""
+    attempts: list[tuple[str, bytes]] = []
+    if _BASE85.fullmatch(value):
+        with contextlib.suppress(ValueError):
+            attempts.append(("base85", base64.b85decode(value)))
+    if _ASCII85.fullmatch(value):
+        with contextlib.suppress(ValueError):
+            attempts.append(("ascii85", base64.a85decode(value, adobe=value.startswith("<~"))))
+    return attempts
 
 
 def spelled(text: str) -> Iterator[Spelled]:

@@ -656,8 +656,27 @@ def _comprehension(
             elements.append(_eval(node.elt, inner, state))
         merged = _merge([*elements, iterable])
         return Value(None, merged.labels, items=tuple(elements), hosts=merged.hosts)
+    if sequence is not None and len(sequence) <= MAX_UNROLLED:
+        for item in sequence:  # [f for g in GLOBS for f in glob(g)]: each g's own text
+            _assign(generator.target, item, inner, state)
+            elements.append(_nested(node.generators[1:], node.elt, inner, state))
+        return _merge([*elements, iterable])
     _assign(generator.target, Value(None, iterable.labels, hosts=iterable.hosts), inner, state)
-    return _merge([_eval(node.elt, inner, state), iterable])
+    return _merge([_nested(node.generators[1:], node.elt, inner, state), iterable])
+
+
+def _nested(
+    generators: list[ast.comprehension], elt: ast.expr, inner: dict[str, Value], state: _State
+) -> Value:
+    """The element of a comprehension's inner loops (``for f in glob(g)`` after ``for g in
+    GLOBS``), each loop's name bound to what its iterable yields: a path the outer loop names
+    reaches the element through the inner call, as it would in nested ``for`` statements."""
+    iterables = []
+    for generator in generators:
+        iterable = _eval(generator.iter, inner, state)
+        iterables.append(iterable)
+        _assign(generator.target, Value(None, iterable.labels, hosts=iterable.hosts), inner, state)
+    return _merge([_eval(elt, inner, state), *iterables])
 
 
 def _text_of_items(value: Value) -> str | None:

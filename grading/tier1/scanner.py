@@ -30,8 +30,10 @@ from grading.programs import (
     makefile,
     modules,
     payment,
+    registry,
     remotes,
     routing,
+    sql,
     tampering,
 )
 from grading.programs import javascript as javascript_programs
@@ -298,6 +300,7 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _analyse_workflow(file, context)
     _read_traffic_redirects(file, context)
     _read_foreign_admin(file, context)
+    _read_registry_writes(file, context)
     if file.role != "test" and path.lower().endswith(".json"):
         _read_iam_grants(file, context)
     _analyse_package_scripts(file, context)
@@ -1022,6 +1025,8 @@ def _read_payment_fields(file: _File, context: ScanContext) -> None:
         if item.kind == "redirect-payment"
     ]
     found.extend((swap.offset, swap.detail) for swap in payment.swaps(text))
+    if file.path.lower().endswith(".sql"):
+        found.extend((swap.offset, swap.detail) for swap in sql.swaps(text))
     found.extend((swap.offset, swap.detail) for swap in payment.configured(text, context.texts))
     rule = context.catalogue.rule(_INTENT_RULES["redirect-payment"])
     for start, detail in found:
@@ -1535,6 +1540,29 @@ _IAM_RULES = {
 }
 
 
+def _read_registry_writes(file: _File, context: ScanContext) -> None:
+    """Windows registry values the skill sets — a ``.reg`` file it imports, ``reg add`` and
+    ``Set-ItemProperty`` in its scripts and instructions — that switch a protection off
+    (``programs.registry``). Each is a capability a person decides on; under a purpose of
+    hardening or repair the stated purpose contradicts the act (``intent.weaken-pretext``)."""
+    reg_file = file.path.lower().endswith(".reg")
+    if file.role == "test" or not (reg_file or "reg" in (file.lowered or "")):
+        return
+    found = registry.weakenings(file.normalised.text, reg_file=reg_file)
+    if not found:
+        return
+    said = " ".join((context.purpose, _introductions(file.path, context)))
+    kind = "weaken-pretext" if applied.pretext(said) else "weaken-security"
+    rule = context.catalogue.rule(_INTENT_RULES[kind])
+    for item in found:
+        line, column = file.locate(item.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(item.offset, "code")
+        context.collector.add(
+            rule, file.path, line, column, snippet, f"({item.detail})", span=label
+        )
+
+
 def _read_iam_grants(file: _File, context: ScanContext) -> None:
     """An IAM policy document the skill ships (``programs.iam``): every action on every
     resource, and a fixed AWS account trusted to assume the role — each a capability, the two
@@ -1605,6 +1633,12 @@ def _analyse_notebook(file: _File, context: ScanContext) -> None:
             return
         _rescan(file, code, file.locate(offset), "a notebook code cell", context)
     _analyse_kernel(file, cells, offsets, context)
+    for code, offset in zip(cells, offsets, strict=True):
+        shell = _cell_shell(code)
+        if shell:
+            found = shell_programs.blocks(shell, ((0, len(shell)),))
+            label = file.spans.label(offset, "shell")
+            _report_recovered(file, offset, code, label, found, context)
     if context.graph is not None and context.graph.obeyed(file.path):
         for note in notebook_cells(text, "markdown"):
             if not context.spend(file.path, len(note)):
@@ -1614,6 +1648,18 @@ def _analyse_notebook(file: _File, context: ScanContext) -> None:
 
 _MAGIC = re.compile(r"(?m)^([ \t]*)[%!]")
 """An IPython magic or shell escape (``%pip``, ``!ls``): not Python, so made a comment."""
+_SHELL_CELL = re.compile(r"\A\s*%%(?:bash|sh|script[ \t]+(?:/\S*/)?(?:ba|z)?sh)\b[^\n]*\n?")
+_SHELL_ESCAPE = re.compile(r"(?m)^[ \t]*!!?(.*)$")
+
+
+def _cell_shell(code: str) -> str:
+    """The shell a notebook cell runs: the whole body of a ``%%bash`` / ``%%sh`` / ``%%script
+    bash`` cell, or the cell's ``!command`` lines in order — the kernel hands them to a shell,
+    so a secret archived and posted there is the same flow as in a shipped script."""
+    magic = _SHELL_CELL.match(code)
+    if magic is not None:
+        return code[magic.end() :]
+    return "\n".join(m.group(1) for m in _SHELL_ESCAPE.finditer(code))
 
 
 def _analyse_kernel(
