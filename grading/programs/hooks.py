@@ -53,7 +53,7 @@ _RUNNERS = {
 checker by name (``npx eslint``, ``python -m pytest``), and git reading its own state."""
 _SHELL = frozenset({"set", "echo", "printf", "exit", "test", "[", "]", "true", "false", "cd",
                     "exec", "grep", "then", "else", "fi", "if", "do", "done", "for", "while",
-                    "{", "}", "local", "read", "return"})  # fmt: skip
+                    "{", "}", "local", "read", "return", "which", "type"})  # fmt: skip
 """Shell that only steers the checks: tests, messages, exit codes."""
 _SEPARATORS = re.compile(r"&&|\|\||;|\|")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
@@ -112,6 +112,11 @@ def _a_check(command: str) -> bool:
     name, rest = words[0].rsplit("/", 1)[-1], " ".join(words[1:])
     if name == "xargs":  # the command xargs runs, after its options
         return _a_check(" ".join(w for w in words[1:] if not w.startswith("-")))
+    if name == "command":  # `command -v gitleaks` asks whether it is installed; else it runs one
+        options = [w for w in words[1:] if w.startswith("-")]
+        if {"-v", "-V"} & set(options):
+            return True
+        return _a_check(" ".join(words[1 + len(options) :]))
     if name in _CHECKS or name in _SHELL:
         return True
     runner = _RUNNERS.get(name)
