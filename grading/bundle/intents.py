@@ -374,10 +374,14 @@ def read_bounded(
         }
         pieces = units(text, ((start, end),))
         asking: tuple[_Unit, tuple[int, int]] | None = None
+        waiver: _ListWaiver | None = None
         for unit, index in _dealt(pieces, start, streams, bound.block):
             low, high = unit.start - start, unit.end - start
             unit.index = index
             unit.text = lowered[low:high]
+            if waiver is not None and not waiver.takes(unit):
+                found.extend(waiver.held())
+                waiver = None
             if asking is not None and _item_of(unit, asking[0]):
                 asked = _asked_in_list(unit, asking)
                 if asked is not None:
@@ -389,10 +393,17 @@ def read_bounded(
             unit.cued = at < len(cues) and cues[at] < high
             if unit.cued or _possible(frozenset(cls for cls, _ in index)):
                 if not bound.take():
+                    if waiver is not None:
+                        found.append(waiver.intent)  # its list was not read to the end
                     return found, unit.start
                 reading = readings.read(unit)
                 read_here = reading.intents(unit.start)
-                found.extend(read_here)
+                announced = _ListWaiver.announced(unit, read_here)
+                if announced is not None:
+                    if waiver is not None:
+                        found.append(waiver.intent)  # a list inside the list: no say on it
+                    waiver = announced
+                found.extend(i for i in read_here if announced is None or i is not announced.intent)
                 kinds = {intent.kind for intent in read_here}
                 if secret is not None and "secret-send" not in kinds:
                     found.extend(_sent_later(unit, secret))
@@ -403,7 +414,76 @@ def read_bounded(
                     store = reading.store(unit, env_files=False)
                 elif "secret-disclose" not in kinds:
                     found.extend(_disclosed_later(unit, store))
+        if waiver is not None:
+            found.extend(waiver.held())
     return found, None
+
+
+@dataclass
+class _ListWaiver:
+    """A question waived over the list its unit announces ("Never ask permission for:" and the
+    items below it): the items say what goes unasked, as one sentence would. Held back while the
+    items are read; dropped when every item only makes or reads the agent's own answer
+    ("Generating the plan — just generate it", "Scanning the codebase", "Reading reference
+    files"), given back at the first item that does anything else or when no item follows."""
+
+    unit: _Unit
+    intent: Intent
+    items: int = 0
+    acting: bool = False
+
+    @classmethod
+    def announced(cls, unit: _Unit, found: list[Intent]) -> _ListWaiver | None:
+        """The waiver of a unit that ends with a colon and whose disable-safety intent skips a
+        question (ask, confirm, permission — not a sandbox or a check) in a sentence that does
+        nothing itself."""
+        if not _ANNOUNCES.search(unit.original):
+            return None
+        waived = [i for i in found if i.kind == "disable-safety"]
+        if not waived or not lexicon.hits("question", waived[0].detail.lower(), unit.languages):
+            return None
+        cuts = [m.end() for m in _WRAPPED_SENTENCE_CUT.finditer(unit.text)]
+        sentence = unit.text[cuts[-1] if cuts else 0 :]
+        return None if _acts(sentence, unit.languages) else cls(unit, waived[0])
+
+    def takes(self, unit: _Unit) -> bool:
+        """Whether ``unit`` is one of the list's items (noting whether it acts)."""
+        if not _item_of(unit, self.unit):
+            return False
+        self.items += 1
+        self.acting = self.acting or not _only_own_output(unit.text, self.unit.languages)
+        return True
+
+    def held(self) -> list[Intent]:
+        """The waiver, unless every item of its list only made or read the agent's answer."""
+        return [self.intent] if self.acting or not self.items else []
+
+
+_ITEM_WORD = re.compile(r"\W*(\w+)")
+_GERUND = re.compile(r"\b[a-z]{2,}ing\b")
+
+
+def _only_own_output(item: str, languages: frozenset[str] | None) -> bool:
+    """Whether a list item only makes or reads the agent's answer: it starts with such a verb
+    ("Generating the plan", "Reading reference files"), every other verb in -ing is one too
+    (the lexicon's ``delete*`` does not reach "deleting"), and it does nothing else."""
+    marker = _LIST_ITEM_START.match(item)
+    first = _ITEM_WORD.match(item, marker.end() if marker else 0)
+    own = lexicon.hits("own_output", item, languages)
+    if first is None or not any(start == first.start(1) for start, _ in own):
+        return False
+    said = {item[start:end] for start, end in own}
+    if any(gerund.group() not in said for gerund in _GERUND.finditer(item)):
+        return False
+    return not _acts(item, languages)
+
+
+def _acts(text: str, languages: frozenset[str] | None) -> bool:
+    """Whether ``text`` does something that leaves the conversation: writes, sends, runs,
+    deletes, changes configuration, or names a secret, a path or a host."""
+    if _EFFECT.search(text) or _NEUTRAL_CUES.search(text) or _BARE_HOST.search(text):
+        return True
+    return any(lexicon.hits(name, text, languages) for name in _UNASKED_ACTS)
 
 
 @dataclass

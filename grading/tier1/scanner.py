@@ -86,6 +86,7 @@ from grading.tier1.spans import (
     EXAMPLE,
     FIRST_PARTY,
     INSTRUCTION,
+    OWN_RUNS,
     OWN_SECRET,
     PROJECT_CHECK,
     SHIPPED_CODE,
@@ -428,6 +429,8 @@ def _run_rule(
                     label = CHECKED
                 elif _project_checks(rule, label, file, line_text, context):
                     label = PROJECT_CHECK
+                elif _own_runs(rule, label, view.text, match.start(), context):
+                    label = OWN_RUNS
                 elif _audited(rule, label, view, match.start(), context):
                     label = DECLARED
                 elif _own_secret(rule, label, view, match.start(), context):
@@ -467,6 +470,39 @@ def _project_checks(
         return False
     bodies = hooks.installed_bodies(line_text, file.normalised.text, context.texts)
     return bodies is not None and all(hooks.only_checks(body) for body in bodies)
+
+
+_FIND_ROOT = re.compile(r"find\s+[\"']?((?:~|\$HOME|\$\{HOME\})(?:/[\w.-]+)+)/?[\"']?\s")
+_HOME = r"(?:~|\$HOME|\$\{HOME\})"
+_RUN_NAME = re.compile(r"/[\"']?(?:\{[^}\n]{1,40}\}|<[^>\n]{1,40}>|\$\{?[A-Za-z_]\w{0,30}\}?)")
+"""What follows a folder in the path of one of its runs: a placeholder (``{job_id}``,
+``<experiment>``) or a variable (``$RUN_ID``), perhaps quoted."""
+_USER_FOLDERS = frozenset((
+    "documents", "desktop", "downloads", "pictures", "photos", "music", "movies", "videos",
+    "projects", "src", "code", "dev", "repos", "work", "workspace", "git", "github", "notes",
+    "mail", "library", "dropbox", "onedrive", "icloud", ".ssh", ".gnupg", ".config", ".aws",
+    ".kube", ".docker", ".local",
+))  # fmt: skip
+"""Folders below the home that hold the user's own files: a skill that says its runs go there
+does not make them its own."""
+
+
+def _own_runs(rule: Rule, label: str, text: str, offset: int, context: ScanContext) -> bool:
+    """Whether a ``find … -delete`` prunes only a folder the skill keeps its own runs in: the
+    bundle names the same folder, below the home, as the parent of per-run folders it makes
+    (``~/lab-runs/<experiment>-<date>/``, ``$HOME/.render-previews/{job_id}/``). What goes is
+    the skill's earlier output, as a build folder's is; the home, the working directory or a
+    folder of the user's (``~/Documents``, ``~/Projects``) keeps the rule's weight."""
+    if rule.id != "destructive.bulk-delete-script" or label not in (INSTRUCTION, SHIPPED_CODE):
+        return False
+    root = _FIND_ROOT.match(text, offset)
+    if root is None:
+        return False
+    parts = root.group(1).split("/")[1:]
+    if parts[-1].lower() in _USER_FOLDERS:
+        return False
+    runs = re.compile(_HOME + re.escape("/" + "/".join(parts)) + _RUN_NAME.pattern)
+    return any(runs.search(other) for other in context.texts.values())
 
 
 def _checked(rule: Rule, label: str, file: _File, view: View, start: int, end: int) -> bool:

@@ -33,6 +33,9 @@ policy (``adjust``) can weigh a hit by where it is:
 * ``project_check`` — a git hook put into the user's project that runs only the project's own
   checks (linters, formatters, tests; ``programs.hooks``): its workflow, not a foothold
   (given by the scanner).
+* ``own_runs`` — a ``find … -delete`` that prunes only the folder the skill keeps its own runs in
+  (the bundle makes per-run folders below it): its earlier output, not the user's files (given
+  by the scanner).
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -77,9 +80,11 @@ CHECKED = "checked"
 OWN_SECRET = "own_secret"
 PROJECT_CHECK = "project_check"
 VERIFIED = "verified"
+OWN_RUNS = "own_runs"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
     REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, OWN_SECRET, PROJECT_CHECK, VERIFIED,
+    OWN_RUNS,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")
