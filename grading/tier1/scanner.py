@@ -1367,13 +1367,19 @@ def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
     for offset, command in data_commands(file.normalised.text, strings):
         if not context.spend(file.path, len(command)):
             return
-        found = shell_programs.blocks(command, ((0, len(command)),))
+        script = runners.powershell_script(command)
+        if script is not None:
+            found = powershell_programs.blocks(script, ((0, len(script)),))
+        else:
+            found = shell_programs.blocks(command, ((0, len(command)),))
         _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
 
 
 def _analyse_runner_commands(file: _File, context: ScanContext) -> None:
     """The commands a runner executes from a configuration the skill ships (``runners``): a
-    systemd unit, a tox environment, a crontab, a container's command in a manifest. Installed
+    systemd unit, a tox environment, a crontab, a container's command in a manifest, an Ansible
+    task, a Maven or Ant exec, a CMake command, a scheduled task (its ``powershell -Command``
+    script read by the PowerShell reader). Installed
     or applied, they run unattended, so they are code that runs, read as shell, whatever role
     the instructions give the file (``kubectl apply -f`` makes a manifest one they follow)."""
     if is_markdown(file.path):
@@ -1381,7 +1387,11 @@ def _analyse_runner_commands(file: _File, context: ScanContext) -> None:
     for offset, command in runners.commands(file.path, file.normalised.text):
         if not context.spend(file.path, len(command)):
             return
-        found = shell_programs.blocks(command, ((0, len(command)),))
+        script = runners.powershell_script(command)
+        if script is not None:
+            found = powershell_programs.blocks(script, ((0, len(script)),))
+        else:
+            found = shell_programs.blocks(command, ((0, len(command)),))
         _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
 
 
