@@ -1152,7 +1152,10 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
             found = shell_programs.blocks(*makefile.recipes(view.text))
         elif view.kind == "shell":
             found = shell_programs.blocks(
-                view.text, regions, libraries=_sourced(view.text, context)
+                view.text,
+                regions,
+                libraries=_sourced(view.text, context),
+                before=() if view.spans else _run_before(file.path, context),
             )
         elif not view.spans and file.path.lower().endswith(_MODULE_SCRIPTS):
             found = _javascript_with_imports(file.path, view.text, context)
@@ -1207,6 +1210,35 @@ def _sourced(code: str, context: ScanContext) -> tuple[str, ...]:
             if path == tail or path.endswith("/" + tail)
         ]
     return tuple(dict.fromkeys(found))[:MAX_SOURCED]
+
+
+_SHELL_SCRIPTS = (".sh", ".bash")
+MAX_RUN_BEFORE = 8
+
+
+def _run_before(path: str, context: ScanContext) -> tuple[str, ...]:
+    """The texts of the skill's shell scripts that SKILL.md names before ``path``: run in that
+    order, the files the earlier ones write are there for the later one to send."""
+    manifest = context.texts.get(context.manifest or "", "")
+    if not path.lower().endswith(_SHELL_SCRIPTS) or not manifest:
+        return ()
+    at = _first_named(path, manifest)
+    if at < 0:
+        return ()
+    earlier = [
+        (where, text)
+        for other, text in context.texts.items()
+        if other != path
+        and other.lower().endswith(_SHELL_SCRIPTS)
+        and 0 <= (where := _first_named(other, manifest)) < at
+    ]
+    return tuple(text for _, text in sorted(earlier)[:MAX_RUN_BEFORE])
+
+
+def _first_named(path: str, text: str) -> int:
+    """Where ``text`` first names ``path`` (by its path, else its file name), or -1."""
+    at = text.find(path)
+    return at if at >= 0 else text.find(path.rsplit("/", 1)[-1])
 
 
 def _analyse_unparsed(file: _File, context: ScanContext) -> None:
