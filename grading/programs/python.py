@@ -261,6 +261,8 @@ _DESTROYER_WORDS = ("rmtree", ".unlink(", "os.remove(", "rmdir(", "removedirs(",
                     "pg_drop", "--orphan", "reflog")  # fmt: skip
 _INDIRECTION_WORDS = ("import_module", "__import__(", "getattr(__builtins__", "getattr(builtins")
 """Modules and built-ins looked up by a string: what they call is only known by folding it."""
+_PROVISIONER_WORDS = ("Command(",)
+"""A provisioning tool's command resource, whose shell line runs on deployment."""
 _ASSEMBLY_WORDS = ('"".join(', "''.join(", '" ".join(', "' '.join(")
 """A string assembled from a list of pieces: the source's words (``".s", "sh/"``) are only
 whole once the join is folded."""
@@ -273,7 +275,7 @@ def worth_analysing(text: str) -> bool:
     left to the pattern rules)."""
     if any(
         word in text
-        for words in (_DECODER_WORDS, _DESTROYER_WORDS, _INDIRECTION_WORDS)
+        for words in (_DECODER_WORDS, _DESTROYER_WORDS, _INDIRECTION_WORDS, _PROVISIONER_WORDS)
         for word in words
     ):
         return True
@@ -798,6 +800,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
     if (last in _EXECUTORS or name == _COMPUTED_BUILTIN) and _is_exec(name, last):
         _exec(node, name, args, keywords, state)
         _git_command(node, args, state)
+    if last == "Command":
+        _provisioned(node, name, keywords, state)
     _destroys(node, name, last, first, receiver, state)
     _callbacks(node, everything, state)
     if isinstance(node.func, ast.Name) and node.func.id in env:  # a lambda kept in a name
@@ -1129,6 +1133,22 @@ def _exec(
 
         for fact in shell.analyse(command):
             _fact(state, fact.kind, node, f"{name}: {fact.detail}", fact.hosts, fact.store)
+
+
+_LIFECYCLE = ("create", "update", "delete")
+
+
+def _provisioned(
+    node: ast.Call, name: str, keywords: dict[str | None, Value], state: _State
+) -> None:
+    """A provisioning tool's command resource (Pulumi's ``local.Command(create="…")``): the
+    shell line it runs on ``up`` (or ``destroy``), read as shell."""
+    from grading.programs import shell  # shell reads ``python -c`` with this module
+
+    for key in _LIFECYCLE:
+        command = _command_line(keywords[key]) if key in keywords else None
+        for fact in shell.analyse(command) if command else ():
+            _fact(state, fact.kind, node, f"{name}({key}=…): {fact.detail}", fact.hosts, fact.store)
 
 
 def _executed(name: str, args: list[Value], keywords: dict[str | None, Value]) -> list[Value]:

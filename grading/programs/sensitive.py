@@ -26,15 +26,19 @@ SENSITIVE_PATH = linear.compile(
     r"|sessions?/[^\s]*\.jsonl|\.bash_history|\.zsh_history|\.python_history|keychains?(?:/|\\|$)"
     r"|\.password-store|\.vault-token|\.terraform\.d/credentials|\.config/gh/hosts\.yml"
     r"|\.gem/credentials|\.cargo/credentials|\.composer/auth\.json"
+    r"|\.m2/settings(?:-security)?\.xml|\.gradle/gradle\.properties|\.ivy2/\.credentials"
+    r"|\.sbt/\.credentials|serviceaccount/token\b"
     r"|proc/[\w$]{1,12}/environ\b"
     r"|etc/shadow\b|kubernetes/pki\b|kubelet/pki\b|kubernetes/admin\.conf"
     r")"
 )
 """Credential, key, browser, wallet and agent stores (their path or a distinctive part of it),
-package registries' publishing credentials (``~/.npmrc``, ``~/.gem/credentials``,
-``~/.cargo/credentials``), and a process's environment read as a file
-(``/proc/self/environ``), and a machine's own secrets as a container mounting its root reads
-them (``/host/etc/shadow``, a cluster's keys under ``/etc/kubernetes/pki``)."""
+package registries' and build tools' publishing credentials (``~/.npmrc``,
+``~/.gem/credentials``, ``~/.cargo/credentials``, Maven's ``~/.m2/settings.xml``, Gradle's
+user-level ``~/.gradle/gradle.properties``), a pod's service-account token, a process's
+environment read as a file (``/proc/self/environ``), and a machine's own secrets as a
+container mounting its root reads them (``/host/etc/shadow``, a cluster's keys under
+``/etc/kubernetes/pki``)."""
 
 SECRET_NAME = linear.compile(
     r"(?i)(?:token|secret|passw(?:or)?d|passphrase|api[_-]?key|access[_-]?key|private[_-]?key"

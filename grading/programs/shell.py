@@ -132,6 +132,8 @@ class _State:
     """(byte, offset) of the call a sourced function's facts are reported at."""
     committed: bool = False
     """A commit's message or files carry a secret: a later ``git push`` publishes it."""
+    staged: bool = False
+    """``git add`` staged a file the script (or one run before it) wrote a secret into."""
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -155,14 +157,19 @@ def analyse(
     base: int = 0,
     secrets: dict[str, str] | None = None,
     libraries: tuple[str, ...] = (),
+    before: tuple[str, ...] = (),
 ) -> list[Fact]:
     """The facts of the shell script ``text`` (offsets shifted by ``base``); ``secrets`` names
     variables the script starts with that carry a label (a CI workflow's secrets);
-    ``libraries``: the texts of the files it sources, whose functions and variables it uses."""
+    ``libraries``: the texts of the files it sources, whose functions and variables it uses;
+    ``before``: the scripts the instructions run before it, whose files it finds written (a
+    secret gathered into a file by one script and committed and pushed by the next)."""
     if len(text) > MAX_SOURCE or not (_worth(text) or any(map(_worth, libraries))):
         return []
     data, offsets = _encoded(text)
     state = _State(data, base, offsets)
+    for earlier in before:
+        state.files.update(_files_written(earlier))
     state.env.update(
         {name: _Value(None, frozenset({label})) for name, label in (secrets or {}).items()}
     )
@@ -182,8 +189,19 @@ def blocks(
     regions: tuple[tuple[int, int], ...],
     secrets: dict[str, str] | None = None,
     libraries: tuple[str, ...] = (),
+    before: tuple[str, ...] = (),
 ) -> Iterator[Fact]:
-    return per_block(lambda block: analyse(block, 0, secrets, libraries), text, regions)
+    return per_block(lambda block: analyse(block, 0, secrets, libraries, before), text, regions)
+
+
+def _files_written(text: str) -> dict[str, frozenset[str]]:
+    """The files a script writes, with what they carry (its facts are its own file's)."""
+    if len(text) > MAX_SOURCE:
+        return {}
+    data, offsets = _encoded(text)
+    state = _State(data, 0, offsets)
+    _walk(_parser().parse(data).root_node, state)
+    return state.files
 
 
 def _encoded(text: str) -> tuple[bytes, list[int]]:
@@ -371,7 +389,7 @@ def _command_labels(
     texts = [a.text or "" for a in args]
     carried = piped.union(*(_as_data(a, i, texts, name) for i, a in enumerate(args)))
     labels: set[str] = set()
-    if name in _READERS and any(_secret_file(t) for t in texts):
+    if name in _READERS and not _quiet(name, texts) and any(_secret_file(t) for t in texts):
         state.fact(SECRET_READ, node, f"{name} {' '.join(texts)[:120]}")
         labels.add(SECRET)
     if name in _ENV and not args:
@@ -700,17 +718,53 @@ def _commits(
     """A secret put in a commit (``git commit -m "$(env)"``, a tag's message) and pushed: the
     repository's remote is the sink, and a public one shows every commit message to anyone."""
     verb = next((t for t in texts if not t.startswith("-")), "") if name == "git" else ""
-    if verb in ("commit", "tag") and carried & {SECRET, ENV_SECRET}:
+    if verb == "add" and _stages_secret(texts[1:], state):
+        state.staged = True
+    if verb in ("commit", "tag") and (carried & {SECRET, ENV_SECRET} or state.staged):
         state.committed = True
     if verb == "push" and state.committed:
         state.fact(NETWORK_SEND, node, "git push")
         state.fact(SECRET_FLOW, node, "a secret in a commit reaches git push", (), True)
 
 
+_STAGE_ALL = frozenset({"-A", "--all", ".", "*", ":/", "-u", "--update"})
+
+
+def _stages_secret(paths: list[str], state: _State) -> bool:
+    """``git add`` of a file written with a secret, of a folder holding one, or of everything
+    (``-A``, ``.``)."""
+    written = [
+        "/" + path.strip("/").removeprefix("./") + "/"
+        for path, labels in state.files.items()
+        if labels & {SECRET, ENV_SECRET}
+    ]
+    if not written:
+        return False
+    for path in paths:
+        if path in _STAGE_ALL:
+            return True
+        named = "/" + path.strip("/").removeprefix("./") + "/"
+        if not path.startswith("-") and any(named in place for place in written):
+            return True
+    return False
+
+
 def _remote_session(name: str, texts: list[str]) -> bool:
     """``ssh host …`` and ``openssl s_client -connect host:port``: what they are fed on standard
     input goes to the other end; a session given nothing (``< /dev/null``) sends nothing."""
     return name == "ssh" or (name == "openssl" and "s_client" in texts)
+
+
+_QUIET = frozenset({"-q", "--quiet", "--silent", "-s", "-c", "--count", "-l", "-L"})
+
+
+def _quiet(name: str, texts: list[str]) -> bool:
+    """``grep -q``/``-c``/``-l`` on a store tells whether a setting is there, how often, or
+    which files hold it: none of its contents comes out (``grep -q caching
+    ~/.gradle/gradle.properties || echo … >>`` tunes a setting)."""
+    return name in ("grep", "egrep") and any(
+        t in _QUIET or (t.startswith("-") and not t.startswith("--") and "q" in t) for t in texts
+    )
 
 
 def _secret_file(text: str) -> bool:
@@ -765,9 +819,7 @@ def _command_statement(node: Any, state: _State) -> None:
     written = _written(name, texts, node, state)
     if written and (labels or name in _READERS):
         state.files[written] = labels | (
-            frozenset({SECRET})
-            if any(sensitive.is_sensitive_path(t) for t in texts)
-            else frozenset()
+            frozenset({SECRET}) if any(map(_secret_file, texts)) else frozenset()
         )
     if name in _FETCHERS and written:
         state.files[written] = frozenset({FETCHED})

@@ -13,12 +13,14 @@ there, so the program is read by its tokens, with the vocabularies the parsed la
 * a *network send*: a library call that posts, uploads or opens a socket (``http.Post``,
   ``http.NewRequest("POST"…`` or with ``http.MethodPost`` or a body reader, a Go client's
   ``c.Post(url, "application/json", body)``, ``Net::HTTP.post``, ``reqwest`` ``.post(``,
-  ``curl_exec``, ``LWP::UserAgent``, ``socket.http``, ``HttpClient``, Swift's ``httpMethod =
-  "POST"``, OkHttp, .NET's ``WebRequest``, Dart's ``http.post``, R's ``httr::POST`` and
-  ``req_body_json``, a WebSocket opened in any of them, an AppleScript message sent through the
-  user's own Mail or Messages account…), and the hosts of the file's URLs. A host assembled at
-  run time (``c.Scheme + "://" + c.Host + "." + c.Domain``, from a configuration file) is
-  nobody's declared host.
+  ``curl_exec``, ``LWP::UserAgent``, mail sent over SMTP (Ruby's ``Net::SMTP``, JavaMail's
+  ``Transport.send``, .NET's ``SmtpClient``, Go's ``smtp.SendMail``, Rust's ``lettre``),
+  ``socket.http``, ``HttpClient``, Swift's ``httpMethod = "POST"``, OkHttp, .NET's
+  ``WebRequest``, Dart's ``http.post``, R's ``httr::POST`` and ``req_body_json``, a
+  WebSocket opened in any of them, an AppleScript message sent through the user's own Mail or
+  Messages account…), and the hosts of the file's URLs. A host assembled at run time
+  (``c.Scheme + "://" + c.Host + "." + c.Domain``, from a configuration file) is nobody's
+  declared host.
 
 A secret source and a network send in one program file is ``SECRET_SEND``: without a parser the
 value cannot be followed from one to the other, so it is read as the program's purpose (a
@@ -89,6 +91,7 @@ _SENDS = linear.compile(
     r"|\bWebSocket(?:Channel)?\.connect\b|\bClientWebSocket\b|\bwebsocket\.(?:Dial|DefaultDialer)\b"
     r"|\b(?:tungstenite::connect|connect_async)\b"
     r"|\bmake\s+new\s+outgoing\s+message\b|\bsend\s+\S+\s+to\s+(?:buddy|participant)\b"
+    r"|\bNet::SMTP\b|\bTransport\.send\(|\bSmtpClient\b|\bsmtp\.SendMail\(|\blettre::"
 )
 """Library calls that send data over the network, in the languages read here."""
 

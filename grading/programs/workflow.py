@@ -31,10 +31,13 @@ _MARKERS = ("jobs:", "steps:")
 
 
 def is_workflow(path: str, text: str) -> bool:
-    """A GitHub Actions workflow (or a composite action) that names the secrets context."""
+    """A GitHub Actions workflow (or a composite action, ``action.yml`` with ``steps:``, which
+    runs wherever a workflow ``uses:`` it) that names the secrets context."""
     lowered = path.lower()
     if not lowered.endswith((".yml", ".yaml")) or not ("secrets" in text or "github.token" in text):
         return False
+    if lowered.rsplit("/", 1)[-1] in ("action.yml", "action.yaml") and "steps:" in text:
+        return True
     return ".github/" in lowered or all(marker in text for marker in _MARKERS)
 
 

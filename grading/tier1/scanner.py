@@ -1193,7 +1193,10 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
             found = shell_programs.blocks(*makefile.recipes(view.text))
         elif view.kind == "shell":
             found = shell_programs.blocks(
-                view.text, regions, libraries=_sourced(view.text, context)
+                view.text,
+                regions,
+                libraries=_sourced(view.text, context),
+                before=() if view.spans else _run_before(file.path, context),
             )
         elif not view.spans and file.path.lower().endswith(_MODULE_SCRIPTS):
             found = _javascript_with_imports(file.path, view.text, context)
@@ -1248,6 +1251,35 @@ def _sourced(code: str, context: ScanContext) -> tuple[str, ...]:
             if path == tail or path.endswith("/" + tail)
         ]
     return tuple(dict.fromkeys(found))[:MAX_SOURCED]
+
+
+_SHELL_SCRIPTS = (".sh", ".bash")
+MAX_RUN_BEFORE = 8
+
+
+def _run_before(path: str, context: ScanContext) -> tuple[str, ...]:
+    """The texts of the skill's shell scripts that SKILL.md names before ``path``: run in that
+    order, the files the earlier ones write are there for the later one to send."""
+    manifest = context.texts.get(context.manifest or "", "")
+    if not path.lower().endswith(_SHELL_SCRIPTS) or not manifest:
+        return ()
+    at = _first_named(path, manifest)
+    if at < 0:
+        return ()
+    earlier = [
+        (where, text)
+        for other, text in context.texts.items()
+        if other != path
+        and other.lower().endswith(_SHELL_SCRIPTS)
+        and 0 <= (where := _first_named(other, manifest)) < at
+    ]
+    return tuple(text for _, text in sorted(earlier)[:MAX_RUN_BEFORE])
+
+
+def _first_named(path: str, text: str) -> int:
+    """Where ``text`` first names ``path`` (by its path, else its file name), or -1."""
+    at = text.find(path)
+    return at if at >= 0 else text.find(path.rsplit("/", 1)[-1])
 
 
 def _analyse_unparsed(file: _File, context: ScanContext) -> None:
@@ -1430,13 +1462,19 @@ def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
     for offset, command in data_commands(file.normalised.text, strings):
         if not context.spend(file.path, len(command)):
             return
-        found = shell_programs.blocks(command, ((0, len(command)),))
+        script = runners.powershell_script(command)
+        if script is not None:
+            found = powershell_programs.blocks(script, ((0, len(script)),))
+        else:
+            found = shell_programs.blocks(command, ((0, len(command)),))
         _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
 
 
 def _analyse_runner_commands(file: _File, context: ScanContext) -> None:
     """The commands a runner executes from a configuration the skill ships (``runners``): a
-    systemd unit, a tox environment, a crontab, a container's command in a manifest. Installed
+    systemd unit, a tox environment, a crontab, a container's command in a manifest, an Ansible
+    task, a Maven or Ant exec, a CMake command, a scheduled task (its ``powershell -Command``
+    script read by the PowerShell reader). Installed
     or applied, they run unattended, so they are code that runs, read as shell, whatever role
     the instructions give the file (``kubectl apply -f`` makes a manifest one they follow)."""
     if is_markdown(file.path):
@@ -1444,7 +1482,11 @@ def _analyse_runner_commands(file: _File, context: ScanContext) -> None:
     for offset, command in runners.commands(file.path, file.normalised.text):
         if not context.spend(file.path, len(command)):
             return
-        found = shell_programs.blocks(command, ((0, len(command)),))
+        script = runners.powershell_script(command)
+        if script is not None:
+            found = powershell_programs.blocks(script, ((0, len(script)),))
+        else:
+            found = shell_programs.blocks(command, ((0, len(command)),))
         _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
 
 

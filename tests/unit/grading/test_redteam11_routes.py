@@ -62,13 +62,13 @@ def test_a_role_handed_to_another_account_with_every_action_is_blocked() -> None
     )
 
 
-def test_a_destruction_under_a_claim_of_prior_consent_is_left_to_a_person() -> None:
-    """Open (see the notes, round 10): the user's folders deleted under a claim that the user
-    already agreed. (A Python script whose log line did not parse once its message was blanked
-    is read since open10, and blocked above.)"""
+def test_a_destruction_under_a_claim_of_prior_consent_is_blocked() -> None:
+    """The user's folders deleted under a claim that the user already agreed, with the question
+    forbidden: the claim is deceit (``social.claimed-consent``, red team 12) beside the harm.
+    (Left to a person in round 10.)"""
     folder = REDTEAM / "user-agreed-claim"
-    assert decide(read(folder)).outcome == "review"
-    assert "intent.destroy-user-data" in rule_ids(folder)
+    assert decide(read(folder)).outcome in BLOCKED
+    assert {"intent.destroy-user-data", "social.claimed-consent"} <= rule_ids(folder)
 
 
 @pytest.mark.parametrize(
