@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -99,19 +98,30 @@ def subject(text: str) -> Subject:
     return made
 
 
-@dataclass(frozen=True)
 class LinearMatch:
-    """The parts of ``re.Match`` the graders use, in character offsets."""
+    """The parts of ``re.Match`` the graders use, in character offsets. A plain class with
+    slots: one is made for every match of every rule, and a frozen dataclass's ``__init__``
+    cost more than the match."""
 
-    _subject: Subject
-    _match: Any
-    pos: int
-    endpos: int
+    __slots__ = ("_pattern", "_spans", "_subject", "endpos", "pos")
+
+    def __init__(
+        self,
+        subject: Subject,
+        spans: list[tuple[int, int]],
+        pattern: LinearPattern,
+        pos: int,
+        endpos: int,
+    ) -> None:
+        self._subject = subject
+        self._spans = spans  # byte spans of each group, (-1, -1) where it took no part
+        self._pattern = pattern
+        self.pos = pos
+        self.endpos = endpos
 
     def span(self, group: int | str = 0) -> tuple[int, int]:
-        if isinstance(group, str):
-            group = self._match.re.groupindex[group.encode("utf-8")]  # compiled from bytes
-        start, end = self._match.span(group)
+        index = self._pattern.groupindex[group] if isinstance(group, str) else group
+        start, end = self._spans[index]
         if start < 0:
             return (-1, -1)
         return (self._subject.char(start), self._subject.char(end))
@@ -128,8 +138,8 @@ class LinearMatch:
 
     def groups(self) -> tuple[str | None, ...]:
         return tuple(
-            None if self._match.span(i)[0] < 0 else self.group(i)
-            for i in range(1, self._match.re.groups + 1)
+            None if self._spans[i][0] < 0 else self.group(i)
+            for i in range(1, self._pattern.groups + 1)
         )
 
     @property
@@ -137,10 +147,18 @@ class LinearMatch:
         return self._subject.text
 
 
+_UNANCHORED, _ANCHOR_START, _ANCHOR_BOTH = (
+    re2._Anchor.UNANCHORED,
+    re2._Anchor.ANCHOR_START,
+    re2._Anchor.ANCHOR_BOTH,
+)
+_NO_MATCH = (-1, -1)
+
+
 class LinearPattern:
     """A compiled RE2 pattern with the ``re.Pattern`` calls the graders make."""
 
-    __slots__ = ("_regex", "flags", "groups", "pattern")
+    __slots__ = ("_regexp", "flags", "groupindex", "groups", "pattern")
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern
@@ -153,48 +171,69 @@ class LinearPattern:
         if flags & 16:  # re.DOTALL
             source = "(?s)" + source
         try:
-            self._regex = re2.compile(source.encode("utf-8"), OPTIONS)
+            compiled = re2.compile(source.encode("utf-8"), OPTIONS)
         except re2.error as exc:
             raise LinearError(f"{pattern[:120]!r}: {exc}") from exc
-        self.groups = self._regex.groups
+        self._regexp = compiled._regexp  # the binding's RE2 object (google-re2 is pinned)
+        self.groups = compiled.groups
+        self.groupindex = {name.decode("utf-8"): i for name, i in compiled.groupindex.items()}
+
+    def _matches(
+        self, anchor: Any, data: bytes, pos: int, endpos: int
+    ) -> Iterator[list[tuple[int, int]]]:
+        """The byte spans of each successive match in ``data[pos:endpos]``: the loop of the
+        binding's ``_Regexp._match`` over bytes, without its generator frame and ``_Match``
+        object per match — on the slowest skills a tenth of Tier 1 went to that wrapping."""
+        size = len(data)
+        pos, endpos = max(0, min(pos, size)), max(0, min(endpos, size))
+        if pos > endpos:
+            return
+        match = self._regexp.Match
+        while True:
+            spans = match(anchor, data, pos, endpos)
+            if spans[0] == _NO_MATCH:
+                return
+            yield spans
+            if pos == endpos:
+                return
+            pos = pos + 1 if pos == spans[0][1] else spans[0][1]
 
     def _bounds(self, text: str, pos: int, endpos: int | None) -> tuple[Subject, int, int]:
         found = subject(text)
         end = len(text) if endpos is None else min(endpos, len(text))
         return found, found.byte(max(0, pos)), found.byte(end)
 
-    def search(self, text: str, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
+    def _first(self, anchor: Any, text: str, pos: int, endpos: int | None) -> LinearMatch | None:
         found, start, end = self._bounds(text, pos, endpos)
-        match = self._regex.search(found.data, start, end)
-        return None if match is None else LinearMatch(found, match, pos, end)
+        spans = next(self._matches(anchor, found.data, start, end), None)
+        return None if spans is None else LinearMatch(found, spans, self, pos, end)
+
+    def search(self, text: str, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
+        return self._first(_UNANCHORED, text, pos, endpos)
 
     def match(self, text: str, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
-        found, start, end = self._bounds(text, pos, endpos)
-        match = self._regex.match(found.data, start, end)
-        return None if match is None else LinearMatch(found, match, pos, end)
+        return self._first(_ANCHOR_START, text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
-        found, start, end = self._bounds(text, pos, endpos)
-        match = self._regex.fullmatch(found.data, start, end)
-        return None if match is None else LinearMatch(found, match, pos, end)
+        return self._first(_ANCHOR_BOTH, text, pos, endpos)
 
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[LinearMatch]:
         found, start, end = self._bounds(text, pos, endpos)
-        for match in self._regex.finditer(found.data, start, end):
-            yield LinearMatch(found, match, pos, end)
+        for spans in self._matches(_UNANCHORED, found.data, start, end):
+            yield LinearMatch(found, spans, self, pos, end)
 
     def spans(self, text: str, group: int = 0, pos: int = 0) -> Iterator[tuple[int, int]]:
         """The character span of ``group`` in every match from ``pos`` on, in order (no match
         objects made), found as they are asked for: a reader that stops early never pays for
         the rest."""
         found = subject(text)
-        matches = self._regex.finditer(found.data, found.byte(max(0, pos)))
+        matches = self._matches(_UNANCHORED, found.data, found.byte(max(0, pos)), len(found.data))
         if found.ascii:
-            for match in matches:
-                yield match.span(group)
+            for spans in matches:
+                yield spans[group]
             return
-        for match in matches:
-            start, end = match.span(group)
+        for spans in matches:
+            start, end = spans[group]
             yield found.char(start), found.char(end)
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import re2
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from grading import linear
 from grading.bundle import applied, lexicon
 from grading.linear import LinearPattern
 from grading.programs import encoded, routing
@@ -1064,3 +1066,49 @@ def test_every_setting_of_a_base_url_or_proxy_holds_a_named_string(text: str) ->
     pattern holds one."""
     for match in routing._SETTING.finditer(text):
         assert any(named in match.group() for named in routing._NAMED)
+
+
+_BINDING_PATTERNS = [r"(?:é|x)+(b?)", r"(?P<word>[a-z]*)", r"(a)|(b)", r"\b中+|$", r"x*"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(_BINDING_PATTERNS),
+    st.text(alphabet="abé中 \n😀x", max_size=40),
+    st.integers(-2, 45),
+    st.integers(-2, 45),
+)
+def test_matches_read_from_the_re2_object_are_the_bindings_own(
+    source: str, text: str, pos: int, endpos: int
+) -> None:
+    """``LinearPattern`` calls the binding's RE2 object itself, not its ``finditer``: every
+    match, each group's span (and a named group's) and ``search``/``match``/``fullmatch`` are
+    those the binding's public calls give over the same bytes."""
+    pattern = LinearPattern(source)
+    public = re2.compile(source.encode("utf-8"), linear.OPTIONS)
+    found = linear.subject(text)
+    start, end = found.byte(max(0, pos)), found.byte(min(endpos, len(text)))
+
+    def chars(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        return [(-1, -1) if a < 0 else (found.char(a), found.char(b)) for a, b in spans]
+
+    groups = range(public.groups + 1)
+    expected = [chars([m.span(g) for g in groups]) for m in public.finditer(found.data, start, end)]
+    ours = [[m.span(g) for g in groups] for m in pattern.finditer(text, pos, endpos)]
+    assert ours == expected
+    for call in ("search", "match", "fullmatch"):
+        mine, theirs = (
+            getattr(pattern, call)(text, pos, endpos),
+            getattr(public, call)(found.data, start, end),
+        )
+        assert (mine is None) == (theirs is None)
+        if mine is not None and theirs is not None:
+            assert [mine.span(g) for g in groups] == chars([theirs.span(g) for g in groups])
+            assert mine.groups() == tuple(
+                None if theirs.span(g)[0] < 0 else mine.group(g) for g in groups[1:]
+            )
+    if "word" in pattern.groupindex:
+        assert [m.span("word") for m in pattern.finditer(text)] == [
+            m.span(1) for m in pattern.finditer(text)
+        ]
+    assert list(pattern.spans(text)) == [m.span() for m in pattern.finditer(text)]
