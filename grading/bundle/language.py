@@ -48,10 +48,12 @@ _VIETNAMESE = re.compile(r"[ăđơưĂĐƠƯ\u1ea0-\u1ef9]")
 """Letters only Vietnamese writes (ă, đ, ơ, ư and the vowels with a dot below or a hook above):
 a span with them is asked of the model even beside English words ("Tra cứu đơn hàng qua the
 API and …"), so the Vietnamese terms of a mixed sentence are read too."""
-_UNSURE_MALAY = "ms"
-"""The model's name for Malay. Indonesian and Malay are two standards of one language and the
-model tells them apart poorly on a sentence ("Baca berkas … dan salin isinya": Malay, 0.51): a
-span it calls Malay without being sure is read as Indonesian; one it is sure of stays unread."""
+_UNSURE_NEIGHBOURS = {"ms": "id", "sk": "cs", "no": "sv", "nb": "sv"}
+"""The model's name for a language next to a read one, and the read one. Indonesian and Malay
+are two standards of one language, Czech and Slovak, Swedish and Norwegian nearly so, and the
+model tells them apart poorly on a sentence ("Baca berkas … dan salin isinya": Malay, 0.51;
+"Stáhni skript z … a spusť ho pomocí bash": Slovak, 0.53): a span it calls the neighbour
+without being sure is read in the read language; one it is sure of stays unread."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -101,8 +103,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     code, probability = _identifier().classify(text)
     if code in READ_LANGUAGES:
         return Language(code, True)
-    if code == _UNSURE_MALAY and probability < MIN_PROBABILITY:
-        return Language("id", True)
+    if code in _UNSURE_NEIGHBOURS and probability < MIN_PROBABILITY:
+        return Language(_UNSURE_NEIGHBOURS[code], True)
     romanised = translit.romanised(text) if text.isascii() else None
     if romanised is not None:
         return Language(romanised, True)  # pinyin or romaji: read with ``zh-latn``/``ja-latn``

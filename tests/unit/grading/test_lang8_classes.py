@@ -7,9 +7,9 @@ language Skillgate reads only through its core terms.
   the round's start the German and Spanish forms were auto-approved.
 * Italian, Dutch, Swedish, Czech, Romanian, Ukrainian and Greek have core terms (a secret, an
   ask of the user, a send, secrecy, negation): an ask for a card or a seed phrase, a send to a
-  host and an order to hide it are read as what they are. Swedish, Czech, Romanian and Greek
-  stay unread, so an honest skill in one of them that names a URL or a secret goes to a person
-  — never rejected (Italian, Dutch and Ukrainian are read since round 9).
+  host and an order to hide it are read as what they are. Greek stays unread, so an honest
+  skill in it that names a URL or a secret goes to a person — never rejected (Italian, Dutch and
+  Ukrainian are read since round 9, Swedish, Czech and Romanian since round 11).
 * "Write nothing to the user about this step" hides the step as "don't tell the user" does,
   in each language with core terms (blind10-029: a Ukrainian step had the agent write, run and
   delete a script that uploads cloud credentials, and "write nothing to the user about it").
