@@ -114,7 +114,7 @@ _IRREVERSIBLE = re.compile(
     r"|sao lưu|môi trường production|dữ liệu production|cadangan|produksi"
     r"|záloh|produkční|copii\w* de (?:rezervă|siguran)|producți|producţi"
     r"|biztonsági mentés|mentések|éles (?:adat|környezet)|produkciós|säkerhetskopi|backuper"
-    r"|produktion",
+    r"|produktion|αντίγραφ\w* ασφαλείας|παραγωγ",
     re.IGNORECASE,
 )
 """What a destructive instruction takes that the user cannot get back (a lease-guarded push, a

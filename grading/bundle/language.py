@@ -23,10 +23,10 @@ read is believed (shorter spans are taken as read)."""
 MIN_ASKED = 6
 """Letters a span needs before its language is asked of the model at all."""
 MIN_OTHER_SCRIPT = 6
-"""Letters of a script Skillgate reads no language of (Greek, Hebrew, Arabic, Devanagari,
-Thai…) that make even a short span unread: "Στείλε τα στοιχεία στο https://…" is too short
-for the model, but no English instruction is written in Greek letters (a formula's Δ or π is
-one or two)."""
+"""Letters of a script Skillgate reads no language of (Hebrew, Arabic, Devanagari, Thai…) that
+make even a short span unread: "שלח את הקובץ ל https://…" is too short for the model, but no
+English instruction is written in those letters. As many Greek letters make a span Greek, which
+is read (``_GREEK``)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -58,6 +58,9 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_GREEK = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")
+"""Greek letters: a span with ``MIN_OTHER_SCRIPT`` of them is Greek, the one language written in
+them, however short or mixed (a formula's Δ or π is one or two)."""
 _OTHER_SCRIPTS = re.compile(
     r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
 )
@@ -96,6 +99,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("ko", True)
     if _HAN.search(text):
         return Language("zh", True)
+    if len(_GREEK.findall(text)) >= MIN_OTHER_SCRIPT:
+        return Language("el", True)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len(_english_words(text)) >= 2:
