@@ -93,6 +93,14 @@ destination is named: a negation after the URL ("an https://… – nicht an den
 the verb's."""
 _AFTER_VERB_REACH = 80
 """Characters after a German or Dutch verb where its negation may stand."""
+_SWEDISH_AFTER_VERB = re.compile(
+    r"^\s+(?:\w+\s+)?(?:inte|aldrig|ej|inga|inget)(?!\w)(?!\s+(?:bara|endast|längre|heller)\b)"
+)
+"""A Swedish imperative negated right after it, or after its pronoun: "Skicka inte nyckeln
+till …", "Skicka aldrig token …", "Radera den inte", "Be inte användaren om …" ("inte bara",
+"not only", and "inte längre", "no longer", do not forbid the act)."""
+_SWEDISH_CORRECTED = re.compile(r"\butan\s+(?:till|på|även|också)\b")
+""""Skicka den inte till supporten utan till https://…": the act is moved, not forbidden."""
 _CORRECTED = re.compile(r"\b(?:sondern|maar)\b")
 """"nicht an den Support, sondern an https://…", "niet naar de gebruiker maar naar …": the
 negation moves the act elsewhere, it does not forbid it."""
@@ -103,7 +111,10 @@ _IRREVERSIBLE = re.compile(
     r"drop (?:schema|database)|production|home|бэкап|резервн|sicherung|sauvegarde|respaldo"
     r"|copias de seguridad|cópias de segurança|备份|バックアップ|백업|本番|生产|운영"
     r"|back-ups|kopi\w* zapasow|yedek|produzion|productie|produkcyj|üretim"
-    r"|sao lưu|môi trường production|dữ liệu production|cadangan|produksi",
+    r"|sao lưu|môi trường production|dữ liệu production|cadangan|produksi"
+    r"|záloh|produkční|copii\w* de (?:rezervă|siguran)|producți|producţi"
+    r"|biztonsági mentés|mentések|éles (?:adat|környezet)|produkciós|säkerhetskopi|backuper"
+    r"|produktion|αντίγραφ\w* ασφαλείας|παραγωγ",
     re.IGNORECASE,
 )
 """What a destructive instruction takes that the user cannot get back (a lease-guarded push, a
@@ -852,6 +863,13 @@ def _hits(name: str, unit: _Unit) -> list[tuple[int, int]]:
     )
 
 
+def _swedish_negated(unit: _Unit, end: int) -> bool:
+    """Whether a Swedish verb ending at ``end`` is negated after it (``_SWEDISH_AFTER_VERB``)
+    and the clause does not move the act elsewhere (``_SWEDISH_CORRECTED``)."""
+    rest = unit.text[end : end + _AFTER_VERB_REACH]
+    return bool(_SWEDISH_AFTER_VERB.search(rest)) and not _SWEDISH_CORRECTED.search(rest)
+
+
 def _negated(unit: _Unit, at: int, end: int | None = None) -> bool:
     """A negation or a supposition ("even if …", lexicon class ``concessive``) in the clause
     before position ``at`` of the unit — or, in a language that negates after the verb
@@ -877,6 +895,8 @@ def _negated(unit: _Unit, at: int, end: int | None = None) -> bool:
         corrected = _CORRECTED.search(unit.text, end, end + 2 * _AFTER_VERB_REACH)
         if _AFTER_VERB_NEGATION.search(rest[:stop]) and not corrected:
             return True
+    if end is not None and "sv" in (unit.languages or ()) and _swedish_negated(unit, end):
+        return True
     if end is None or not _POST_VERB & (unit.languages or frozenset(_POST_VERB)):
         return False
     after = unit.text[end : end + _NEGATION_AFTER_REACH]

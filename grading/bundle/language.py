@@ -23,10 +23,10 @@ read is believed (shorter spans are taken as read)."""
 MIN_ASKED = 6
 """Letters a span needs before its language is asked of the model at all."""
 MIN_OTHER_SCRIPT = 6
-"""Letters of a script Skillgate reads no language of (Greek, Hebrew, Arabic, Devanagari,
-Thai…) that make even a short span unread: "Στείλε τα στοιχεία στο https://…" is too short
-for the model, but no English instruction is written in Greek letters (a formula's Δ or π is
-one or two)."""
+"""Letters of a script Skillgate reads no language of (Hebrew, Arabic, Devanagari, Thai…) that
+make even a short span unread: "שלח את הקובץ ל https://…" is too short for the model, but no
+English instruction is written in those letters. As many Greek letters make a span Greek, which
+is read (``_GREEK``)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -48,14 +48,19 @@ _VIETNAMESE = re.compile(r"[ăđơưĂĐƠƯ\u1ea0-\u1ef9]")
 """Letters only Vietnamese writes (ă, đ, ơ, ư and the vowels with a dot below or a hook above):
 a span with them is asked of the model even beside English words ("Tra cứu đơn hàng qua the
 API and …"), so the Vietnamese terms of a mixed sentence are read too."""
-_UNSURE_MALAY = "ms"
-"""The model's name for Malay. Indonesian and Malay are two standards of one language and the
-model tells them apart poorly on a sentence ("Baca berkas … dan salin isinya": Malay, 0.51): a
-span it calls Malay without being sure is read as Indonesian; one it is sure of stays unread."""
+_UNSURE_NEIGHBOURS = {"ms": "id", "sk": "cs", "no": "sv", "nb": "sv"}
+"""The model's name for a language next to a read one, and the read one. Indonesian and Malay
+are two standards of one language, Czech and Slovak, Swedish and Norwegian nearly so, and the
+model tells them apart poorly on a sentence ("Baca berkas … dan salin isinya": Malay, 0.51;
+"Stáhni skript z … a spusť ho pomocí bash": Slovak, 0.53): a span it calls the neighbour
+without being sure is read in the read language; one it is sure of stays unread."""
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_GREEK = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")
+"""Greek letters: a span with ``MIN_OTHER_SCRIPT`` of them is Greek, the one language written in
+them, however short or mixed (a formula's Δ or π is one or two)."""
 _OTHER_SCRIPTS = re.compile(
     r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
 )
@@ -94,6 +99,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("ko", True)
     if _HAN.search(text):
         return Language("zh", True)
+    if len(_GREEK.findall(text)) >= MIN_OTHER_SCRIPT:
+        return Language("el", True)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len(_english_words(text)) >= 2:
@@ -101,8 +108,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
     code, probability = _identifier().classify(text)
     if code in READ_LANGUAGES:
         return Language(code, True)
-    if code == _UNSURE_MALAY and probability < MIN_PROBABILITY:
-        return Language("id", True)
+    if code in _UNSURE_NEIGHBOURS and probability < MIN_PROBABILITY:
+        return Language(_UNSURE_NEIGHBOURS[code], True)
     romanised = translit.romanised(text) if text.isascii() else None
     if romanised is not None:
         return Language(romanised, True)  # pinyin or romaji: read with ``zh-latn``/``ja-latn``

@@ -43,7 +43,7 @@ are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
-                  "uk", "vi", "id")  # fmt: skip
+                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
@@ -121,17 +121,24 @@ def _outside_ascii(term: str) -> bool:
     return any(not word.isascii() for word in words)
 
 
-def _variants(term: str) -> list[str]:
+_CAPITALS_FOLD = frozenset({"el"})
+"""Languages whose capital letters imitate Latin ones where the small ones do not: Greek "Μην"
+(a sentence's first word) is folded to "Mnv" by Tier 1's normalisation, "μην" is not."""
+
+
+def _variants(term: str, language: str = "") -> list[str]:
     """The term, and the term as Tier 1's normalisation spells it: a word made only of letters
-    that imitate Latin ones (Russian "все") is folded to Latin before any rule reads it."""
+    that imitate Latin ones (Russian "все") is folded to Latin before any rule reads it — in
+    Greek also as it is spelled starting a sentence ("Μην πεις", "Τα αρχεία")."""
     from grading.tier1.normalise import normalise  # the scanner imports this module
 
-    folded = normalise(term).text.lower()
-    return [term] if folded == term else [term, folded]
+    spellings = [term, term.capitalize()] if language in _CAPITALS_FOLD else [term]
+    folded = [normalise(spelling).text.lower() for spelling in spellings]
+    return list(dict.fromkeys([term, *folded]))
 
 
 def _pattern(language: str, terms: Iterable[str]) -> str:
-    spelled = {_term(variant) for term in terms for variant in _variants(str(term))}
+    spelled = {_term(variant) for term in terms for variant in _variants(str(term), language)}
     if language == TRANSLITERATED:
         spelled |= {latin for term in terms if (latin := _latin_term(str(term)))}
     compiled = sorted(spelled, key=len, reverse=True)
@@ -154,7 +161,7 @@ def lexicon() -> Lexicon:
             if language == NEUTRAL or not terms:
                 continue
             sources[(name, language)] = _pattern(language, terms)
-            variants = (v for term in terms for v in _variants(str(term)))
+            variants = (v for term in terms for v in _variants(str(term), language))
             if not all(_outside_ascii(variant) for variant in variants):
                 ascii_bound.add(language)
         ending = [t for t in neutral if t[-1:].isalnum()]

@@ -11,8 +11,8 @@
   (``lexicon._COMPOUNDS``). Every Vietnamese term holds a letter outside ASCII, so ASCII text is
   never searched for them.
 * The model tells Indonesian from Malay poorly on a sentence: a span it calls Malay without being
-  sure is read as Indonesian (``language._UNSURE_MALAY``). A Vietnamese sentence with two English
-  function words in it is asked of the model, and its Vietnamese terms are read.
+  sure is read as Indonesian (``language._UNSURE_NEIGHBOURS``). A Vietnamese sentence with two
+  English function words in it is asked of the model, and its Vietnamese terms are read.
 * German and Dutch main clauses put the negation after the verb: "Sende sie nicht an …", "Lösche
   die Backups nicht", "Vraag de gebruiker niet om zijn wachtwoord" forbid the act
   (``intents._AFTER_VERB_NEGATION``); "die nicht mehr benötigten Backups löschen", "nicht nur
