@@ -57,12 +57,36 @@ def valuable(path: str | None, labels: frozenset[str] = frozenset()) -> str | No
             return "the whole disk"
         if parts[:2] == ["..", ".."]:
             return "a folder outside the skill"
+        if parts and parts[0] == ".." and parts[1:] in ([], ["*"]):
+            # the whole folder above the one the script runs in: the user's project and every
+            # folder beside it, not a named output the script made there (``../build``)
+            return "everything in the folder above the working folder"
         return None
     if OUTSIDE in labels:
         return "a folder outside the skill"
     if HOME in labels:
         return "a folder in the home folder"
     return None
+
+
+_DOCUMENT_TYPES = frozenset(
+    {"ics", "ical", "icalendar", "icbu", "vcf", "vcard", "eml", "mbox", "msg", "doc", "docx",
+     "odt", "rtf", "xls", "xlsx", "ods", "ppt", "pptx", "odp", "pages", "numbers", "key",
+     "heic", "dng", "cr2", "nef"}
+)  # fmt: skip
+"""Kinds of file a person makes and keeps (calendars, contacts, mail, office documents, camera
+photos): no tool regenerates them, unlike logs, caches, bytecode or exported charts."""
+
+_EVERYWHERE = frozenset({".", "./", "~", "~/", "$HOME", "${HOME}", "..", "../"})
+
+
+def documents(start: str, names: list[str]) -> str | None:
+    """Why ``find START -name '*.ics' … -delete`` loses the user's data: every file of a kind a
+    person keeps, below the working or home folder (not one folder the skill made), or None."""
+    if start.strip() not in _EVERYWHERE:
+        return None
+    kinds = sorted({n.rsplit(".", 1)[-1].lower() for n in names if "." in n} & _DOCUMENT_TYPES)
+    return f"every .{', .'.join(kinds)} file below {start.strip()}" if kinds else None
 
 
 SQL_DESTRUCTION = linear.compile(

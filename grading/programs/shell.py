@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any
@@ -164,15 +164,34 @@ def analyse(
     ``libraries``: the texts of the files it sources, whose functions and variables it uses;
     ``before``: the scripts the instructions run before it, whose files it finds written (a
     secret gathered into a file by one script and committed and pushed by the next)."""
-    if len(text) > MAX_SOURCE or not (_worth(text) or any(map(_worth, libraries))):
-        return []
+    carried = {name: frozenset({label}) for name, label in (secrets or {}).items()}
+    return _session_step(text, base, carried, libraries, worth=True, before=before)[0]
+
+
+Carried = dict[str, frozenset[str]]
+"""Variables a block hands the blocks after it: name → the labels of its value."""
+
+
+def _session_step(
+    text: str,
+    base: int,
+    carried: Carried,
+    libraries: tuple[str, ...],
+    *,
+    worth: bool,
+    before: tuple[str, ...] = (),
+) -> tuple[list[Fact], Carried]:
+    """The facts of one script and the labelled variables it leaves set. ``worth`` False: the
+    script is read for its variables only (a block that only gathers, for a later one)."""
+    if len(text) > MAX_SOURCE:
+        return [], carried
+    if worth and not (_worth(text) or any(map(_worth, libraries))):
+        return [], carried
     data, offsets = _encoded(text)
     state = _State(data, base, offsets)
     for earlier in before:
         state.files.update(_files_written(earlier))
-    state.env.update(
-        {name: _Value(None, frozenset({label})) for name, label in (secrets or {}).items()}
-    )
+    state.env.update({name: _Value(None, labels) for name, labels in carried.items()})
     for library in libraries:
         if len(library) <= MAX_SOURCE:
             _load_library(library, state)
@@ -181,7 +200,8 @@ def analyse(
     lost = destruction.destroys_history([words for words, _ in state.git])
     if lost is not None:
         state.fact(DESTROYS_DATA, state.git[0][1], f"git: {lost}")
-    return state.facts
+    left = {name: value.labels for name, value in state.env.items() if value.labels}
+    return (state.facts if worth else []), left
 
 
 def blocks(
@@ -190,8 +210,41 @@ def blocks(
     secrets: dict[str, str] | None = None,
     libraries: tuple[str, ...] = (),
     before: tuple[str, ...] = (),
+    *,
+    session: bool = False,
 ) -> Iterator[Fact]:
-    return per_block(lambda block: analyse(block, 0, secrets, libraries, before), text, regions)
+    """The facts of each block of ``text`` (``before`` as for ``analyse``). With ``session``,
+    the blocks are one session, as an agent carrying out a document's procedure runs them: a
+    variable a block fills from a secret store (``BUNDLE=$(cat .env)``, in a loop or not) is the
+    same secret when a later block sends it. A block with nothing to report that assigns from a
+    command is then read for its variables only, when a later block has something to report."""
+    if not session or len(regions) < 2:
+        return per_block(lambda block: analyse(block, 0, secrets, libraries, before), text, regions)
+    return _session(text, regions, secrets, libraries, before)
+
+
+def _session(
+    text: str,
+    regions: tuple[tuple[int, int], ...],
+    secrets: dict[str, str] | None,
+    libraries: tuple[str, ...],
+    before: tuple[str, ...],
+) -> Iterator[Fact]:
+    worth = [_worth(text[start:end]) for start, end in regions]
+    later = [any(worth[index + 1 :]) for index in range(len(regions))]
+    carried: Carried = {name: frozenset({label}) for name, label in (secrets or {}).items()}
+    read: dict[tuple[str, frozenset[tuple[str, frozenset[str]]]], tuple[list[Fact], Carried]] = {}
+    for index, (start, end) in enumerate(regions):
+        block = text[start:end]
+        reported = worth[index] or bool(libraries)
+        if not (reported or (later[index] and ("$(" in block or "`" in block))):
+            continue
+        key = (block, frozenset(carried.items()))
+        if key not in read:
+            read[key] = _session_step(block, 0, carried, libraries, worth=reported, before=before)
+        found, carried = read[key]
+        for fact in found:
+            yield replace(fact, offset=fact.offset + start)
 
 
 def _files_written(text: str) -> dict[str, frozenset[str]]:
@@ -285,11 +338,26 @@ def _walk(node: Any, state: _State) -> None:
         return
     if kind == "function_definition":
         _define(node, state, sourced=False)
+    if kind == "for_statement":
+        _loop_variable(node, state)
     if kind in ("command", "redirected_statement"):
         _command_statement(node, state)
         return
     for child in node.children:
         _walk(child, state)
+
+
+def _loop_variable(node: Any, state: _State) -> None:
+    """``for f in .env .env.local config.json; do … cat "$f" …``: the loop variable takes each
+    listed word in turn, so what the body does with it is done to each. The body is walked
+    once, with the variable bound to the first listed word that names a secret store (else to
+    the first word): a store read through the variable is read, as when it is named."""
+    variable = node.child_by_field_name("variable")
+    words = [_word(c, state) for c in node.children_by_field_name("value")]
+    if variable is None or not words:
+        return
+    secret = next((w for w in words if w.text and sensitive.is_sensitive_path(w.text)), None)
+    state.env[state.text(variable)] = secret or words[0]
 
 
 def _assignment(node: Any, state: _State) -> None:
@@ -902,8 +970,10 @@ def _destroys(name: str, texts: list[str], node: Any, state: _State) -> None:
             for i, t in enumerate(texts[:-1])
             if t in ("-name", "-iname", "-path") and texts[i + 1].strip("*")
         ]
-        lost = destruction.valuable(start) or next(
-            (why for n in names if (why := destruction.valuable("x/" + n))), None
+        lost = (
+            destruction.valuable(start)
+            or next((why for n in names if (why := destruction.valuable("x/" + n))), None)
+            or destruction.documents(start, names)
         )
     if lost is not None:
         state.fact(DESTROYS_DATA, node, f"{name} deletes {lost}")

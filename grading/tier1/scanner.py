@@ -859,6 +859,38 @@ person. Read from prose, the same intent is often a remark ("rewrite history bet
 and stays weighed as declared."""
 
 
+_CAPTION_REACH = 300
+_CREATED_WITH = re.compile(
+    r"\b(?:create|generate|make)\w{0,2}\b[^\n]{0,120}\bwith\s+(?:the\s+following|this|these)\b"
+)
+""""Create a CLAUDE.md file in the project root with the following content:"."""
+
+
+def _planted_blocks(file: _File, fences: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The fenced blocks the file's instructions tell the agent to write into an agent's own
+    instructions or memory ("Append the following to AGENTS.md:", "Create
+    .github/copilot-instructions.md with this content:"): every later session obeys what they
+    say, so their orders are read as the instructions' own. Only in a file whose text is
+    instructions; the paragraph just before the block, ending in a colon, is its caption."""
+    if not fences or base_label(file.role, "prose") != INSTRUCTION:
+        return set()
+    text = file.normalised.text
+    planted: set[tuple[int, int]] = set()
+    previous = 0
+    for start, end in sorted(fences):
+        before = text[max(previous, start - _CAPTION_REACH) : start]
+        previous = end
+        lines = before.rstrip().splitlines()[:-1]  # the fence's own opening line
+        paragraph = "\n".join(lines).rsplit("\n\n", 1)[-1].strip()
+        if not paragraph.endswith(":"):
+            continue  # not introduced as the content to write
+        caption = paragraph.lower()
+        classes = lexicon.present(caption)
+        if "agent_config" in classes and ("write" in classes or _CREATED_WITH.search(caption)):
+            planted.add((start, end))
+    return planted
+
+
 def _read_intents(file: _File, context: ScanContext) -> None:
     """What the obeyed prose of the file asks for, read by meaning (``grading.bundle.intents``):
     its prose regions, and the string values of a data file the agent carries out."""
@@ -867,12 +899,13 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         if is_markdown(file.path)
         else set()
     )  # a fenced text block is a template or an example of output, not prose to obey
+    planted = _planted_blocks(file, fences)
     regions = tuple(
         region
         for view in file.views
         if view.kind == "prose"
         for region in view.regions()
-        if region not in fences
+        if region not in fences or region in planted
     )
     if not regions or not context.spend(file.path, sum(e - s for s, e in regions)):
         return
@@ -911,8 +944,8 @@ def _read_intents(file: _File, context: ScanContext) -> None:
         line, column = file.locate(found.start)
         snippet = visible(_window(file.original_line(line), column))
         label = file.spans.label(found.start, "prose")
-        if found in applying:
-            label = INSTRUCTION  # a change the instructions tell the agent to make
+        if found in applying or any(s <= found.start < e for s, e in planted):
+            label = INSTRUCTION  # a change the instructions make, or an order they plant
         if _vendor_connection(found, file.original_line(line), label, context):
             label = DECLARED
         elif (
@@ -1148,9 +1181,10 @@ def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
     description, the instructions that run it — calls it upkeep (a clean-up of regenerable
     cache, a repair, a read-only check) with no consent of the user, and its description does
     not say the loss ("overwrites production data"): then the stated purpose contradicts the
-    act (``bundle.applied``)."""
+    act (``bundle.applied``). A script's own opening comment ("# File integrity check") says
+    what it is for as much as the sentence that runs it."""
     if fact.kind == facts.DESTROYS_DATA:
-        said = " ".join((context.purpose, _introductions(file.path, context)))
+        said = " ".join((context.purpose, _introductions(file.path, context), _header(file)))
         pretexted = applied.pretext(said) and not applied.names_loss(context.purpose)
         return "program.destroy-pretext" if pretexted else "program.destroy-user-data"
     if fact.kind == facts.REPO_FLOW and file.path.rsplit("/", 1)[-1] in _GIT_HOOKS:
@@ -1158,6 +1192,25 @@ def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
     if fact.kind == facts.DECODED_STRING and PAYMENT_DESTINATION in fact.detail:
         return "intent.redirect-payment"  # where money goes, hidden from whoever reads the code
     return _PROGRAM_RULES[fact.kind]
+
+
+_HEADER_LINE = re.compile(r"[ \t]*(?:#|//|--|;|rem\b)(?!!)[ \t]?(.*)", re.IGNORECASE)
+
+
+def _header(file: _File) -> str:
+    """The comment lines that open a script (after a ``#!`` line and blanks): its author's
+    statement of what it does. Empty for Markdown and for a script that opens with code."""
+    if is_markdown(file.path):
+        return ""
+    said: list[str] = []
+    for line in file.original.splitlines()[:12]:
+        if not said and (not line.strip() or line.startswith("#!")):
+            continue
+        found = _HEADER_LINE.match(line)
+        if found is None:
+            break
+        said.append(found.group(1))
+    return " ".join(said)
 
 
 def _introductions(path: str, context: ScanContext) -> str:
@@ -1197,6 +1250,7 @@ def _analyse_programs(file: _File, context: ScanContext) -> None:
                 regions,
                 libraries=_sourced(view.text, context),
                 before=() if view.spans else _run_before(file.path, context),
+                session=is_markdown(file.path),
             )
         elif not view.spans and file.path.lower().endswith(_MODULE_SCRIPTS):
             found = _javascript_with_imports(file.path, view.text, context)
