@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,11 @@ import re2
 OPTIONS = re2.Options()
 OPTIONS.log_errors = False
 OPTIONS.max_mem = 64 << 20
+
+
+_UNANCHORED = re2._Anchor.UNANCHORED
+_ANCHOR_START = re2._Anchor.ANCHOR_START
+_ANCHOR_BOTH = re2._Anchor.ANCHOR_BOTH
 
 
 class LinearError(ValueError):
@@ -99,19 +103,28 @@ def subject(text: str) -> Subject:
     return made
 
 
-@dataclass(frozen=True)
 class LinearMatch:
     """The parts of ``re.Match`` the graders use, in character offsets."""
 
-    _subject: Subject
-    _match: Any
-    pos: int
-    endpos: int
+    __slots__ = ("_pattern", "_spans", "_subject", "endpos", "pos")
+
+    def __init__(
+        self,
+        subject: Subject,
+        pattern: LinearPattern,
+        spans: tuple[tuple[int, int], ...],
+        pos: int,
+        endpos: int,
+    ) -> None:
+        self._subject = subject
+        self._pattern = pattern
+        self._spans = spans  # byte offsets of each group, (-1, -1) where it did not take part
+        self.pos = pos
+        self.endpos = endpos
 
     def span(self, group: int | str = 0) -> tuple[int, int]:
-        if isinstance(group, str):
-            group = self._match.re.groupindex[group.encode("utf-8")]  # compiled from bytes
-        start, end = self._match.span(group)
+        index = self._pattern.groupindex[group] if isinstance(group, str) else group
+        start, end = self._spans[index]
         if start < 0:
             return (-1, -1)
         return (self._subject.char(start), self._subject.char(end))
@@ -128,8 +141,8 @@ class LinearMatch:
 
     def groups(self) -> tuple[str | None, ...]:
         return tuple(
-            None if self._match.span(i)[0] < 0 else self.group(i)
-            for i in range(1, self._match.re.groups + 1)
+            None if self._spans[i][0] < 0 else self.group(i)
+            for i in range(1, self._pattern.groups + 1)
         )
 
     @property
@@ -138,9 +151,15 @@ class LinearMatch:
 
 
 class LinearPattern:
-    """A compiled RE2 pattern with the ``re.Pattern`` calls the graders make."""
+    """A compiled RE2 pattern with the ``re.Pattern`` calls the graders make.
 
-    __slots__ = ("_regex", "flags", "groups", "pattern")
+    Matches are asked of the binding's compiled RE2 object directly (``_raw``), not through
+    its ``re``-like wrapper: that wrapper's generator, clamping and match object cost more than
+    RE2's own search in a short window, and Tier 1 makes hundreds of such calls a scan. The
+    loop in ``_spans`` is the wrapper's own for bytes (the version is pinned in
+    ``pyproject.toml``)."""
+
+    __slots__ = ("_raw", "_regex", "flags", "groupindex", "groups", "pattern")
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern
@@ -156,45 +175,71 @@ class LinearPattern:
             self._regex = re2.compile(source.encode("utf-8"), OPTIONS)
         except re2.error as exc:
             raise LinearError(f"{pattern[:120]!r}: {exc}") from exc
+        self._raw = self._regex._regexp.Match
         self.groups = self._regex.groups
+        self.groupindex = {
+            name.decode("utf-8"): index for name, index in self._regex.groupindex.items()
+        }
 
     def _bounds(self, text: str, pos: int, endpos: int | None) -> tuple[Subject, int, int]:
-        found = subject(text)
-        end = len(text) if endpos is None else min(endpos, len(text))
-        return found, found.byte(max(0, pos)), found.byte(end)
+        """The text's ``Subject`` and the byte offsets of ``pos`` and ``endpos``, each clamped
+        to the text as ``re`` clamps them."""
+        found, size = subject(text), len(text)
+        end = size if endpos is None else max(0, min(endpos, size))
+        return found, found.byte(min(max(0, pos), size)), found.byte(end)
+
+    def _spans(
+        self, anchor: Any, data: bytes, start: int, end: int
+    ) -> Iterator[tuple[tuple[int, int], ...]]:
+        """The byte spans of every group of each successive match in ``data[start:end]`` (a
+        match at the start of the rest each time when ``anchor`` says so), as ``re2``'s
+        ``_Regexp._match`` finds them: after an empty match the search moves one byte on."""
+        if start > end:
+            return
+        raw = self._raw
+        while True:
+            spans = raw(anchor, data, start, end)
+            if spans[0][0] < 0:
+                return
+            yield spans
+            if start == end:
+                return
+            start = start + 1 if start == spans[0][1] else spans[0][1]
+
+    def _first(self, anchor: Any, text: str, pos: int, endpos: int | None) -> LinearMatch | None:
+        found, start, end = self._bounds(text, pos, endpos)
+        if start > end:
+            return None
+        spans = self._raw(anchor, found.data, start, end)
+        return None if spans[0][0] < 0 else LinearMatch(found, self, spans, pos, end)
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
-        found, start, end = self._bounds(text, pos, endpos)
-        match = self._regex.search(found.data, start, end)
-        return None if match is None else LinearMatch(found, match, pos, end)
+        return self._first(_UNANCHORED, text, pos, endpos)
 
     def match(self, text: str, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
-        found, start, end = self._bounds(text, pos, endpos)
-        match = self._regex.match(found.data, start, end)
-        return None if match is None else LinearMatch(found, match, pos, end)
+        return self._first(_ANCHOR_START, text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int = 0, endpos: int | None = None) -> LinearMatch | None:
-        found, start, end = self._bounds(text, pos, endpos)
-        match = self._regex.fullmatch(found.data, start, end)
-        return None if match is None else LinearMatch(found, match, pos, end)
+        return self._first(_ANCHOR_BOTH, text, pos, endpos)
 
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[LinearMatch]:
         found, start, end = self._bounds(text, pos, endpos)
-        for match in self._regex.finditer(found.data, start, end):
-            yield LinearMatch(found, match, pos, end)
+        for spans in self._spans(_UNANCHORED, found.data, start, end):
+            yield LinearMatch(found, self, spans, pos, end)
 
     def spans(self, text: str, group: int = 0, pos: int = 0) -> Iterator[tuple[int, int]]:
         """The character span of ``group`` in every match from ``pos`` on, in order (no match
         objects made), found as they are asked for: a reader that stops early never pays for
         the rest."""
         found = subject(text)
-        matches = self._regex.finditer(found.data, found.byte(max(0, pos)))
+        start = found.byte(min(max(0, pos), len(text)))
+        matches = self._spans(_UNANCHORED, found.data, start, len(found.data))
         if found.ascii:
-            for match in matches:
-                yield match.span(group)
+            for spans in matches:
+                yield spans[group]
             return
-        for match in matches:
-            start, end = match.span(group)
+        for spans in matches:
+            start, end = spans[group]
             yield found.char(start), found.char(end)
 
     def findall(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import re2
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from grading.bundle import applied, lexicon
-from grading.linear import LinearPattern
+from grading.linear import LinearPattern, subject
 from grading.programs import encoded, routing
 from grading.programs import python as python_programs
 from grading.tier1 import decoding, files, flows, letters, normalise, scan, scanner, spans
@@ -716,6 +717,48 @@ def test_spans_of_a_non_ascii_text_are_those_of_its_matches(text: str) -> None:
     pattern = LinearPattern(r"(?:é|x)+(b?)")
     assert list(pattern.spans(text)) == [m.span() for m in pattern.finditer(text)]
     assert list(pattern.spans(text, 1)) == [m.span(1) for m in pattern.finditer(text)]
+
+
+_WRAPPED = [r"", r"\b", r"(?:é|x)+(b?)", r"(?P<word>[a-z]+)|(中)", r"(?m)^\s*$", r"x*$"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(_WRAPPED),
+    st.text(alphabet="aé中 \n😀xb", max_size=40),
+    st.integers(-3, 45),
+    st.one_of(st.none(), st.integers(-3, 45)),
+)
+def test_matches_asked_of_re2_directly_equal_those_of_its_wrapper(
+    source: str, text: str, pos: int, endpos: int | None
+) -> None:
+    """``LinearPattern`` calls the binding's compiled RE2 object itself (the wrapper's generator
+    and match object cost more than a short search): it finds what the wrapper finds in the
+    UTF-8 text, stepping past an empty match as it does, in character offsets."""
+    ours, theirs = LinearPattern(source), re2.compile(source.encode())
+    data, chars = text.encode(), subject(text).char
+    start = subject(text).byte(min(max(0, pos), len(text)))
+    end = subject(text).byte(len(text) if endpos is None else max(0, min(endpos, len(text))))
+
+    def wrapped(match: Any) -> tuple[tuple[int, int], ...] | None:
+        if match is None:
+            return None
+        spans = (match.span(group) for group in range(theirs.groups + 1))
+        return tuple((chars(a), chars(b)) if a >= 0 else (-1, -1) for a, b in spans)
+
+    def mine(match: Any) -> tuple[tuple[int, int], ...] | None:
+        return None if match is None else tuple(match.span(g) for g in range(ours.groups + 1))
+
+    for method in ("search", "match", "fullmatch"):
+        assert mine(getattr(ours, method)(text, pos, endpos)) == wrapped(
+            getattr(theirs, method)(data, start, end)
+        )
+    found = [mine(m) for m in ours.finditer(text, pos, endpos)]
+    assert found == [wrapped(m) for m in theirs.finditer(data, start, end)]
+    spans = [m.span() for m in theirs.finditer(data, start)]
+    assert list(ours.spans(text, 0, pos)) == [(chars(a), chars(b)) for a, b in spans]
+    for name, group in ours.groupindex.items():
+        assert all(m.span(name) == m.span(group) for m in ours.finditer(text))
 
 
 @pytest.mark.parametrize("role", ["manifest", "doc", "reference", "shipped", "test"])
