@@ -44,6 +44,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from grading import linear
 from grading.bundle import lexicon
@@ -978,7 +979,10 @@ tightened, which verbs a manner word qualifies, a credential store opened in one
 disclosed in a later one)."""
 
 
+@lru_cache(maxsize=4096)
 def _possible(present: frozenset[str]) -> bool:
+    """Whether the classes ``present`` hold one of ``_COMBINATIONS``. Asked for every region
+    and unit read (fifty a typical scan), of a few dozen distinct sets in all: remembered."""
     return any(combination <= present for combination in _COMBINATIONS)
 
 

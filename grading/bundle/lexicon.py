@@ -80,6 +80,10 @@ class Lexicon:
     every term of the language holds a letter outside ASCII (Japanese, Korean): which pairs a
     text holds, in one pass per language — none for such a language when the text is ASCII,
     which no term of it can match."""
+    ascii_blind: frozenset[tuple[str, str]]
+    """The (class, language) pairs every term of which holds a letter outside ASCII (the
+    Russian terms of a class with no loanword): none matches an ASCII text, so ``hits`` does
+    not search one for them."""
     version: str
 
 
@@ -155,6 +159,7 @@ def lexicon() -> Lexicon:
     raw = strictyaml.load(LEXICON_FILE.read_text(encoding="utf-8"))
     sources: dict[tuple[str, str], str] = {}
     ascii_bound: set[str] = set()  # languages with a term that can match ASCII text
+    ascii_blind: set[tuple[str, str]] = set()
     for name, by_language in raw["classes"].items():
         neutral = [str(t) for t in by_language.get(NEUTRAL) or ()]
         for language, terms in by_language.items():
@@ -164,6 +169,8 @@ def lexicon() -> Lexicon:
             variants = (v for term in terms for v in _variants(str(term), language))
             if not all(_outside_ascii(variant) for variant in variants):
                 ascii_bound.add(language)
+            elif language != TRANSLITERATED:  # its terms are also spelled in Latin letters
+                ascii_blind.add((name, language))
         ending = [t for t in neutral if t[-1:].isalnum()]
         other = [t for t in neutral if not t[-1:].isalnum()]
         if ending:
@@ -176,7 +183,8 @@ def lexicon() -> Lexicon:
     for (name, language), pattern in patterns.items():
         by_class[name] = (*by_class.get(name, ()), (language, pattern))
     ascii_bound.update(language for _, language in sources if language.startswith(NEUTRAL))
-    return Lexicon(patterns, by_class, _sets_by_language(sources, ascii_bound), version)
+    together = _sets_by_language(sources, ascii_bound)
+    return Lexicon(patterns, by_class, together, frozenset(ascii_blind), version)
 
 
 def _sets_by_language(
@@ -253,8 +261,9 @@ def pair_hits(pair: tuple[str, str], text: str) -> Iterator[tuple[int, int]]:
 def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[tuple[int, int]]:
     """(start, end) of every term of class ``name`` in ``text`` (lower-cased), in order."""
     found: list[tuple[int, int]] = []
+    blind = lexicon().ascii_blind if text.isascii() else frozenset()
     for language, pattern in lexicon().by_class.get(name, ()):
-        if not applies(language, languages):
+        if not applies(language, languages) or (name, language) in blind:
             continue
         for match in pattern.finditer(text):
             if not _inside_compound(language, text, match.start(1)):

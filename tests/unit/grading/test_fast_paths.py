@@ -821,6 +821,26 @@ def test_a_language_skipped_on_ascii_text_matches_none(text: str) -> None:
         assert not patterns.Match(text.lower().encode("utf-8"))
 
 
+_BLIND = sorted(lexicon.lexicon().ascii_blind)
+
+
+@given(
+    st.text(alphabet=st.characters(max_codepoint=127), max_size=200),
+    st.sampled_from(_BLIND),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_class_and_language_skipped_on_ascii_text_match_none(
+    text: str, pair: tuple[str, str]
+) -> None:
+    """What lets ``hits`` skip a class's terms of one language on ASCII text: each holds a
+    letter outside ASCII (Russian, spelled also in Latin letters, is never skipped)."""
+    assert all(language != "ru" for _, language in _BLIND)
+    assert not list(lexicon.lexicon().patterns[pair].finditer(text.lower()))
+    every = lexicon.lexicon().by_class[pair[0]]
+    unskipped = sorted(m.span(1) for _, pattern in every for m in pattern.finditer(text.lower()))
+    assert lexicon.hits(pair[0], text.lower()) == unskipped
+
+
 def _rebuilt_every_line(text: str) -> list[tuple[int, str]]:
     """``letters.rebuilt_lines`` as it was: every line split at its inline code and rebuilt."""
     found: list[tuple[int, str]] = []
@@ -1068,7 +1088,10 @@ def test_every_setting_of_a_base_url_or_proxy_holds_a_named_string(text: str) ->
         assert any(named in match.group() for named in routing._NAMED)
 
 
-_BINDING_PATTERNS = [r"(?:é|x)+(b?)", r"(?P<word>[a-z]*)", r"(a)|(b)", r"\b中+|$", r"x*"]
+_BINDING_PATTERNS = [
+    r"(?:é|x)+(b?)", r"(?P<word>[a-z]*)", r"(a)|(b)", r"\b中+|$", r"x*",
+    r"", r"\b", r"(?P<word>[a-z]+)|(中)", r"(?m)^\s*$", r"x*$",
+]  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)
