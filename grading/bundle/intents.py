@@ -755,8 +755,8 @@ _RECALLED_GAP_WORDS = 7
 """Words between a send verb and its URL when the object sent is a phrase that points back
 ("post the copied text to", "envía el contenido del archivo a"), the phrase among them."""
 _UNSPACED_REACH = 8
-"""How far before the verb a Chinese, Japanese or Korean pronoun may stand (把它们发送到)."""
-_UNSPACED_LANGUAGES = frozenset({"zh", "ja", "ko"})
+"""How far before the verb a Chinese, Japanese, Korean or Thai pronoun may stand (把它们发送到)."""
+_UNSPACED_LANGUAGES = frozenset({"zh", "ja", "ko", "th"})
 _VERB_FINAL = frozenset({"tr"})
 """Languages whose verb ends the clause: what is sent and where it goes stand before it."""
 _OWN_MACHINE = re.compile(r"^(?:127\.|10\.|192\.168\.|0\.0\.0\.0$)")

@@ -23,10 +23,10 @@ read is believed (shorter spans are taken as read)."""
 MIN_ASKED = 6
 """Letters a span needs before its language is asked of the model at all."""
 MIN_OTHER_SCRIPT = 6
-"""Letters of a script Skillgate reads no language of (Hebrew, Arabic, Devanagari, Thai…) that
-make even a short span unread: "שלח את הקובץ ל https://…" is too short for the model, but no
-English instruction is written in those letters. As many Greek letters make a span Greek, which
-is read (``_GREEK``)."""
+"""Letters of a script Skillgate reads no language of (Hebrew, Arabic, Devanagari…) that make
+even a short span unread: "שלח את הקובץ ל https://…" is too short for the model, but no English
+instruction is written in those letters. As many Greek or Thai letters make a span Greek or
+Thai, which are read (``_GREEK``, ``_THAI``)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -61,6 +61,9 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _GREEK = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")
 """Greek letters: a span with ``MIN_OTHER_SCRIPT`` of them is Greek, the one language written in
 them, however short or mixed (a formula's Δ or π is one or two)."""
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
+"""Thai letters: a span with ``MIN_OTHER_SCRIPT`` of them is Thai, the one read language written
+in them, however short or mixed with English (blind12-024's steps name an app and a folder)."""
 _OTHER_SCRIPTS = re.compile(
     r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
 )
@@ -101,6 +104,8 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("zh", True)
     if len(_GREEK.findall(text)) >= MIN_OTHER_SCRIPT:
         return Language("el", True)
+    if len(_THAI.findall(text)) >= MIN_OTHER_SCRIPT:
+        return Language("th", True)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len(_english_words(text)) >= 2:

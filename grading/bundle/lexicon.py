@@ -43,7 +43,7 @@ are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
-                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el")  # fmt: skip
+                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
@@ -51,7 +51,12 @@ TRANSLITERATED = "ru"
 LATIN = "-latn"
 """The suffix of a language's terms written in Latin letters (``zh-latn``: pinyin, ``ja-latn``:
 romaji), read wherever the language itself is (``translit.romanised``)."""
-_UNSPACED = frozenset({"zh", "ja", "ko"})
+_UNSPACED = frozenset({"zh", "ja", "ko", "th"})
+_THAI_INSIDE = "\u0e40-\u0e44", "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e"
+"""Thai is written without spaces between words, so its terms match anywhere, as Chinese ones
+do; but a Thai syllable may start with a vowel written before its consonant (เ แ โ ใ ไ) and
+end with marks written after it: a term right after the one or right before the other is part
+of another syllable — "ปิด" ("switch off") inside "เปิด" ("open")."""
 _COMPOUNDS = {
     "vi": ("tóm tắt", "phím tắt", "viết tắt", "đường tắt", "lối tắt", "chỉnh sửa", "thúc đẩy",
            "trao đổi", "biến đổi"),
@@ -147,6 +152,9 @@ def _pattern(language: str, terms: Iterable[str]) -> str:
         spelled |= {latin for term in terms if (latin := _latin_term(str(term)))}
     compiled = sorted(spelled, key=len, reverse=True)
     body = "|".join(compiled)
+    if language == "th":
+        before, after = _THAI_INSIDE
+        return f"(?:^|[^{before}])({body})(?:[^{after}]|$)"
     if language in _UNSPACED:
         return f"({body})"
     if language == NEUTRAL:
