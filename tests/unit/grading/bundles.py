@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grading import policy, tier1
+from grading.bundle import lexicon
 from grading.judges.heuristic import HeuristicJudge
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
@@ -42,3 +43,15 @@ def decide(files: dict[str, str]) -> policy.Decision:
 def outcome(folder: Path) -> str:
     """The offline decision's outcome on a fixture skill."""
     return decide(read(folder)).outcome
+
+
+def classes_without(languages: tuple[str, ...]) -> dict[str, set[str]]:
+    """The lexicon classes that have German and Spanish terms but none in some of
+    ``languages``, with the languages they lack: a language read through has terms in every
+    class the others have."""
+    missing: dict[str, set[str]] = {}
+    for name, pairs in lexicon.lexicon().by_class.items():
+        present = {language for language, _ in pairs}
+        if {"de", "es"} <= present and not set(languages) <= present:
+            missing[name] = set(languages) - present
+    return missing
