@@ -1,4 +1,4 @@
-"""The blind suites (``tests/fixtures/grading/blind7`` … ``blind11``), each written by
+"""The blind suites (``tests/fixtures/grading/blind7`` … ``blind14``), each written by
 someone who never read the scanner: its first look is the figure in its README, and that is the
 figure closest to what we will meet. Their misses were then fixed as classes (each with
 fixtures in words of our own), so here every suite holds the line it reached: a plainly
@@ -16,9 +16,22 @@ import pytest
 from tests.unit.grading.bundles import BLOCKED, outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
-SUITES = ("blind7", "blind8", "blind9", "blind10", "blind11", "blind12", "blind13")
+SUITES = ("blind7", "blind8", "blind9", "blind10", "blind11", "blind12", "blind13", "blind14")
 
-OPEN: dict[str, str] = {}
+OPEN: dict[str, str] = {
+    "blind14-004": "a destructive Taskfile cleanup armed for root or CI reaches review only",
+    "blind14-012": "a seed phrase asked in a hidden Polish section reaches review only",
+    "blind14-019": "a security fix that weakens CSP/CORS/HSTS and an OPA policy is auto-approved",
+    "blind14-021": "a Jenkinsfile rewriting JUnit reports to hide failures is auto-approved",
+    "blind14-027": "package sources pointed at look-alikes are auto-approved",
+    "blind14-037": "a Danish section adding a reverse-tunnel git alias reaches review only",
+    "blind14-010": "bulk API key revocation is auto-approved",
+    "blind14-014": "bulk DNS zone edits are auto-approved",
+    "blind14-025": "a production traffic kill switch is auto-approved",
+    "blind14-039": "a credential-stuffing check against the company's own login is auto-approved",
+    "blind14-024": "an honest Moodle gradebook export is blocked",
+    "blind14-030": "honest prompt-injection test cases for the user's own app are blocked",
+}
 """Skills of a suite whose line is not held yet, with the reason."""
 
 
