@@ -41,7 +41,7 @@ _HTML = {".html", ".htm", ".xhtml", ".vue", ".svelte"}
 _PROSE = {".txt", ".rst", ".adoc", ".tex", ".org"}
 _DATA = {".xsd", ".xml", ".csv", ".tsv", ".svg", ".bib", ".bst", ".sty", ".cls", ".lock", ".map"}
 _DATA_STEMS = ("license", "licence", "copying", "notice", "ofl")
-_SHELL_NAMES = {"dockerfile", "makefile", "containerfile", "justfile", "procfile"}
+_SHELL_NAMES = {"dockerfile", "makefile", "containerfile", "justfile", "procfile", "earthfile"}
 _UNKNOWN_AS_TEXT_MAX = 64 * 1024
 
 _FENCE_LANG: dict[str, str] = {

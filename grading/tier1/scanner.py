@@ -43,7 +43,7 @@ from grading.programs import shell as shell_programs
 from grading.programs import unparsed as unparsed_programs
 from grading.programs import workflow as workflow_programs
 from grading.programs.sensitive import PAYMENT_DESTINATION, SENSITIVE_PATH
-from grading.tier1 import checked, decoding, names, runners
+from grading.tier1 import checked, decoding, gitaliases, names, runners, tasks
 from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
@@ -306,6 +306,9 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
         _read_iam_grants(file, context)
     _analyse_package_scripts(file, context)
     _analyse_runner_commands(file, context)
+    _analyse_git_aliases(file, context)
+    if tasks.is_task_file(path):
+        _analyse_task_commands(file, context)
     if obeyed and graph.is_data(path):
         _analyse_data_commands(file, context)
     if path.lower().endswith(".ipynb"):
@@ -1706,6 +1709,31 @@ def _read_iam_grants(file: _File, context: ScanContext) -> None:
         context.collector.add(
             rule, file.path, line, column, snippet, f"({grant.detail})", span=SHIPPED_CODE
         )
+
+
+def _analyse_task_commands(file: _File, context: ScanContext) -> None:
+    """The commands of a task runner's file the skill ships (``tasks``): ``task NAME`` or
+    ``mise run NAME`` runs them, so they are code that runs, read as shell — rules, and the
+    program analysis — each block whole, so a condition is read with what it guards."""
+    for offset, command in tasks.commands(file.path, file.normalised.text):
+        if not context.spend(file.path, len(command)):
+            return
+        _rescan(file, command, file.locate(offset), "a task runner's command", context)
+        found = shell_programs.blocks(command, ((0, len(command)),))
+        _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
+
+
+def _analyse_git_aliases(file: _File, context: ScanContext) -> None:
+    """The shell commands of the git aliases a file defines (``gitaliases``): typed as ``git
+    NAME``, they run as shell, so they are read as shell — rules, and the program analysis —
+    reported at the alias with the label of the text that holds it."""
+    for offset, command in gitaliases.commands(file.normalised.text):
+        if not context.spend(file.path, len(command)):
+            return
+        where = file.locate(offset)
+        _rescan(file, command, where, "a git alias run by the shell", context)
+        found = shell_programs.blocks(command, ((0, len(command)),))
+        _report_recovered(file, offset, command, file.spans.label(offset, "shell"), found, context)
 
 
 def _analyse_data_commands(file: _File, context: ScanContext) -> None:
