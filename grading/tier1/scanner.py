@@ -43,7 +43,7 @@ from grading.programs import shell as shell_programs
 from grading.programs import unparsed as unparsed_programs
 from grading.programs import workflow as workflow_programs
 from grading.programs.sensitive import PAYMENT_DESTINATION, SENSITIVE_PATH
-from grading.tier1 import checked, decoding, names, runners
+from grading.tier1 import checked, decoding, names, runners, vendor_api
 from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
@@ -90,6 +90,7 @@ from grading.tier1.spans import (
     OWN_SECRET,
     PROJECT_CHECK,
     SHIPPED_CODE,
+    VENDOR_API,
     FileSpans,
     base_label,
     cues,
@@ -416,12 +417,18 @@ def _run_rule(
                 snippet = f"[{view.origin}] {line_text.strip()}"
                 note = f"(found in {view.origin})"
                 label = file.spans.hidden()
+                if _vendor_deploy(
+                    rule, label, file.original_line(line), file.normalised.text, context
+                ):
+                    label = VENDOR_API  # the deploy's line with its variables filled in
             else:
                 line, column = file.locate(match.start())
                 snippet = visible(_window(file.original_line(line), column))
                 note = ""
                 label = file.spans.label(match.start(), view.kind)
-                if rule.first_party and _first_party_hit(view, match, label, line_text, context):
+                if _vendor_deploy(rule, label, line_text, view.text, context):
+                    label = VENDOR_API
+                elif rule.first_party and _first_party_hit(view, match, label, line_text, context):
                     label = FIRST_PARTY
                 elif _advice(rule, label, file, match.start()):
                     label = ADVICE
@@ -452,6 +459,17 @@ def _run_rule(
 
 
 _HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
+
+
+def _vendor_deploy(rule: Rule, label: str, line: str, text: str, context: ScanContext) -> bool:
+    """Whether an upload sends an archive the script packed from the project to the endpoint
+    it names on the skill's own host (``vendor_api.deploy_upload``): a deploy, the service the
+    skill is for."""
+    return (
+        rule.id == "exfil.upload-local-file"
+        and label in (INSTRUCTION, SHIPPED_CODE)
+        and vendor_api.deploy_upload(line, text, lambda h: is_first_party(h, context.declared))
+    )
 
 
 def _advice(rule: Rule, label: str, file: _File, offset: int) -> bool:
@@ -958,6 +976,10 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             if found.kind in ("secret-send", "secret-url") and found.objects == ("credential",):
                 continue  # a credential sent to its own service's host authenticates there
             label = FIRST_PARTY
+            if found.kind == "secret-send" and vendor_api.named_not_sent(
+                file.normalised.text, found.start, found.end
+            ):
+                label = VENDOR_API  # a route of the vendor's API, or what the user asks about
         elif (
             rule.id in context.declared_rules
             and label in _HOST_CHECKED
