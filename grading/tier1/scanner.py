@@ -1469,7 +1469,7 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
         and applied.consent(_introductions(file.path, context))
     ):
         label = CONSENTED  # the instructions that run it wait for the user's consent
-    if label in _HOST_CHECKED and _own_credential(fact, context):
+    if label in _HOST_CHECKED and (_own_credential(fact, context) or _own_profile(fact, context)):
         label = OWN_SECRET
     elif label in _HOST_CHECKED and (
         (
@@ -1484,6 +1484,26 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
         label = FIRST_PARTY
     note = f"({fact.detail})"
     context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_AGENT_FOLDER_FILE = re.compile(
+    r"\.claude[/\\]([a-z0-9]+)[-_](?:profiles?|config|connections?)\.(?:json|ya?ml|toml)\b",
+    re.IGNORECASE,
+)
+"""A file the skills of one tool keep in the agent's folder, named for the tool
+(``~/.claude/databricks-profiles.json``)."""
+
+
+def _own_profile(fact: facts.Fact, context: ScanContext) -> bool:
+    """Whether a read of the agent's folder reads only the profile or config file named for
+    the vendor the skill is about (``~/.claude/<vendor>-profiles.json``; a name its name and
+    description both give, ``context.vendors``): the connections the user saved for that
+    tool, not the agent's login, settings, sessions or another tool's file. What is done with
+    it is the program analyses' business: a send is still a secret flow."""
+    if fact.kind != facts.SECRET_READ:
+        return False
+    named = _AGENT_FOLDER_FILE.findall(fact.detail)
+    return bool(named) and all(name.lower() in context.vendors for name in named)
 
 
 def _own_credential(fact: facts.Fact, context: ScanContext) -> bool:

@@ -14,6 +14,14 @@ Classes (label ``vendor_api``: the finding stays in the report, low, no capabili
   the vendor's own API, and "when the user asks about sending raw card numbers, explain …"
   names what the user asks. Only with the vendor's own hosts in the sentence, and only when no
   other sending verb follows in it ("asks about sending card numbers, forward each …").
+
+Class (label ``own_secret``, as the one keychain item of the tool the skill is about):
+
+* **The vendor's own profile file in the agent's folder is the tool's.** A skill about
+  QuarryDB that loads ``~/.claude/quarrydb-profiles.json`` (the connections the user saved
+  for that tool) reads no agent secret. The agent's login or settings, another tool's file,
+  a file deeper in the folder (sessions, projects) or a credential store keeps its weight, and
+  a send of the file is still a secret flow.
 """
 
 from __future__ import annotations
@@ -135,3 +143,42 @@ def test_a_send_the_agent_makes_keeps_its_weight(prose: str) -> None:
     labels = send_labels(prose)
     assert labels
     assert "vendor_api" not in labels
+
+
+READ = "program.secret-read"
+
+
+def read_labels(path: str) -> set[str]:
+    """The span labels of the secret-read findings of a QuarryDB skill reading ``path``."""
+    code = f'import json, os\nwith open(os.path.expanduser("{path}")) as f:\n    p = json.load(f)\n'
+    files = {
+        "SKILL.md": "---\nname: quarrydb-sync\ndescription: Sync QuarryDB tables.\n---\n"
+        f"Load the profile:\n\n```python\n{code}```\n"
+    }
+    return {f.span for f in tier1.scan(files).findings if f.rule_id == READ}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "~/.claude/quarrydb-profiles.json",
+        "~/.claude/quarrydb-config.yaml",
+        "~/.claude/QuarryDB_connections.json",
+    ],
+)
+def test_the_vendors_own_profile_file_is_its_own(path: str) -> None:
+    assert read_labels(path) == {"own_secret"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "~/.claude/.credentials.json",
+        "~/.claude/settings.json",
+        "~/.claude/snowflake-profiles.json",
+        "~/.claude/projects/quarrydb-config.json",
+        "~/.aws/quarrydb-config.json",
+    ],
+)
+def test_any_other_file_of_the_agents_or_a_store_keeps_its_weight(path: str) -> None:
+    assert read_labels(path) == {"instruction"}
