@@ -417,7 +417,7 @@ def _run_rule(
                 snippet = f"[{view.origin}] {line_text.strip()}"
                 note = f"(found in {view.origin})"
                 label = file.spans.hidden()
-                if _vendor_deploy(
+                if (view.origin or "").endswith("shell variables") and _vendor_deploy(
                     rule, label, file.original_line(line), file.normalised.text, context
                 ):
                     label = VENDOR_API  # the deploy's line with its variables filled in
