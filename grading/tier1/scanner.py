@@ -43,7 +43,7 @@ from grading.programs import shell as shell_programs
 from grading.programs import unparsed as unparsed_programs
 from grading.programs import workflow as workflow_programs
 from grading.programs.sensitive import PAYMENT_DESTINATION, SENSITIVE_PATH
-from grading.tier1 import checked, decoding, gitaliases, names, runners, tasks
+from grading.tier1 import checked, decoding, gitaliases, names, runners, tasks, vendor_api
 from grading.tier1.authority import names_own_text
 from grading.tier1.catalogue import Catalogue, Rule
 from grading.tier1.deobfuscate import recover
@@ -90,6 +90,7 @@ from grading.tier1.spans import (
     OWN_SECRET,
     PROJECT_CHECK,
     SHIPPED_CODE,
+    VENDOR_API,
     FileSpans,
     base_label,
     cues,
@@ -419,12 +420,18 @@ def _run_rule(
                 snippet = f"[{view.origin}] {line_text.strip()}"
                 note = f"(found in {view.origin})"
                 label = file.spans.hidden()
+                if (view.origin or "").endswith("shell variables") and _vendor_deploy(
+                    rule, label, file.original_line(line), file.normalised.text, context
+                ):
+                    label = VENDOR_API  # the deploy's line with its variables filled in
             else:
                 line, column = file.locate(match.start())
                 snippet = visible(_window(file.original_line(line), column))
                 note = ""
                 label = file.spans.label(match.start(), view.kind)
-                if rule.first_party and _first_party_hit(view, match, label, line_text, context):
+                if _vendor_deploy(rule, label, line_text, view.text, context):
+                    label = VENDOR_API
+                elif rule.first_party and _first_party_hit(view, match, label, line_text, context):
                     label = FIRST_PARTY
                 elif _advice(rule, label, file, match.start()):
                     label = ADVICE
@@ -455,6 +462,17 @@ def _run_rule(
 
 
 _HOST_CHECKED = frozenset({INSTRUCTION, EXAMPLE, SHIPPED_CODE})
+
+
+def _vendor_deploy(rule: Rule, label: str, line: str, text: str, context: ScanContext) -> bool:
+    """Whether an upload sends an archive the script packed from the project to the endpoint
+    it names on the skill's own host (``vendor_api.deploy_upload``): a deploy, the service the
+    skill is for."""
+    return (
+        rule.id == "exfil.upload-local-file"
+        and label in (INSTRUCTION, SHIPPED_CODE)
+        and vendor_api.deploy_upload(line, text, lambda h: is_first_party(h, context.declared))
+    )
 
 
 def _advice(rule: Rule, label: str, file: _File, offset: int) -> bool:
@@ -961,6 +979,10 @@ def _read_intents(file: _File, context: ScanContext) -> None:
             if found.kind in ("secret-send", "secret-url") and found.objects == ("credential",):
                 continue  # a credential sent to its own service's host authenticates there
             label = FIRST_PARTY
+            if found.kind == "secret-send" and vendor_api.named_not_sent(
+                file.normalised.text, found.start, found.end
+            ):
+                label = VENDOR_API  # a route of the vendor's API, or what the user asks about
         elif (
             rule.id in context.declared_rules
             and label in _HOST_CHECKED
@@ -1450,7 +1472,7 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
         and applied.consent(_introductions(file.path, context))
     ):
         label = CONSENTED  # the instructions that run it wait for the user's consent
-    if label in _HOST_CHECKED and _own_credential(fact, context):
+    if label in _HOST_CHECKED and (_own_credential(fact, context) or _own_profile(fact, context)):
         label = OWN_SECRET
     elif label in _HOST_CHECKED and (
         (
@@ -1465,6 +1487,26 @@ def _report_fact(file: _File, fact: facts.Fact, label: str, context: ScanContext
         label = FIRST_PARTY
     note = f"({fact.detail})"
     context.collector.add(rule, file.path, line, column, snippet, note, span=label)
+
+
+_AGENT_FOLDER_FILE = re.compile(
+    r"\.claude[/\\]([a-z0-9]+)[-_](?:profiles?|config|connections?)\.(?:json|ya?ml|toml)\b",
+    re.IGNORECASE,
+)
+"""A file the skills of one tool keep in the agent's folder, named for the tool
+(``~/.claude/databricks-profiles.json``)."""
+
+
+def _own_profile(fact: facts.Fact, context: ScanContext) -> bool:
+    """Whether a read of the agent's folder reads only the profile or config file named for
+    the vendor the skill is about (``~/.claude/<vendor>-profiles.json``; a name its name and
+    description both give, ``context.vendors``): the connections the user saved for that
+    tool, not the agent's login, settings, sessions or another tool's file. What is done with
+    it is the program analyses' business: a send is still a secret flow."""
+    if fact.kind != facts.SECRET_READ:
+        return False
+    named = _AGENT_FOLDER_FILE.findall(fact.detail)
+    return bool(named) and all(name.lower() in context.vendors for name in named)
 
 
 def _own_credential(fact: facts.Fact, context: ScanContext) -> bool:

@@ -36,6 +36,11 @@ policy (``adjust``) can weigh a hit by where it is:
 * ``own_runs`` — a ``find … -delete`` that prunes only the folder the skill keeps its own runs in
   (the bundle makes per-run folders below it): its earlier output, not the user's files (given
   by the scanner).
+* ``vendor_api`` — data the skill hands only to the API of the vendor it is about, as the
+  service it exists for: a project archive its own script builds and uploads to the endpoint
+  the script names on the vendor's host (a deploy), or payment details beside a route of the
+  vendor's API that the docs name (`POST /v1/payment_methods`) or a send the user asks about
+  (given by the scanner).
 
 The cues and the policy are data (``data/spans.yaml``). Labels only ever *lower* a hit's weight,
 and never for shipped code or for content that was hidden (decoded blobs, tag characters): an
@@ -81,10 +86,11 @@ OWN_SECRET = "own_secret"
 PROJECT_CHECK = "project_check"
 VERIFIED = "verified"
 OWN_RUNS = "own_runs"
+VENDOR_API = "vendor_api"
 LABELS = (
     INSTRUCTION, SHIPPED_CODE, EXAMPLE, DISCUSSION, DETECTION, NEGATION, FIRST_PARTY, DECLARED,
     REFERENCE, TEST, CONSENTED, ADVICE, CHECKED, OWN_SECRET, PROJECT_CHECK, VERIFIED,
-    OWN_RUNS,
+    OWN_RUNS, VENDOR_API,
 )  # fmt: skip
 _CODE_ROLES = frozenset({"shipped", "test"})
 _DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv")
