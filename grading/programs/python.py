@@ -313,7 +313,7 @@ def worth_analysing(text: str) -> bool:
     ):
         return True
     if "for " in text and any(word in text for word in _BULK_WORDS):
-        return any(word in text for word in _SINK_WORDS)  # a change or a login per item
+        return any(word in text for word in (*_SINK_WORDS, ".delete("))  # a change per item
     sources = any(word in text for word in _SOURCE_WORDS + _ASSEMBLY_WORDS)
     return sources and (
         any(word in text for word in _SINK_WORDS)
@@ -849,6 +849,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         host = sensitive.host_of(first.text or "") if first.text else None
         # a response carries what the server sent, not the request's credentials
         return Value(None, frozenset({FETCHED}), hosts=(host,) if host else ())
+    if last == "delete" and state.loops and _is_http(name, receiver):
+        _fact(state, BULK_CHANGE, node, f"{name} deletes a remote item per item of a list")
     if last in _SENDERS and (
         _is_http(name, receiver) or (isinstance(node.func, ast.Attribute) and last in _SOCKET_SENDS)
     ):
@@ -1159,7 +1161,7 @@ def _sink(
 def _bulk(node: ast.Call, name: str, last: str, payload: Value, state: _State) -> None:
     """A send made in a loop: a change per item (``BULK_CHANGE``), or a login per password of
     the list walked (``CREDENTIAL_GUESS``)."""
-    if last in ("delete", "put", "patch") or MUTATING in payload.labels:
+    if last in ("put", "patch") or MUTATING in payload.labels:
         _fact(state, BULK_CHANGE, node, f"{name} changes a remote service item by item")
     bodies = [k.value for k in node.keywords if k.arg in ("data", "json")] + node.args[1:2]
     if any(_password_field(body) for body in bodies):
