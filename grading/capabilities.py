@@ -63,6 +63,10 @@ DUAL_USE_CAPABILITIES = {
     "fleet_access": ("executes", "commands across many machines"),
     "production_access": ("executes", "a live session in production"),
     "bulk_destroy": ("destroys", "bulk, irreversible deletion"),
+    "bulk_change": (
+        "configures",
+        "a remote service changed item by item (keys revoked, records deleted)",
+    ),
     "mass_send": ("sends", "mail or messages to many people"),
     "secret_rotation": ("reads", "an organisation's CI secrets or cloud keys written or rotated"),
     "user_recording": ("reads", "recording what users do and type"),
@@ -75,6 +79,7 @@ DUAL_USE_CAPABILITIES = {
     "load_test": ("sends", "load or stress traffic at a host"),
     "mass_scraping": ("reads", "scraping past a site's limits or of people's data"),
     "device_wipe": ("destroys", "people's devices wiped, retired or locked remotely"),
+    "traffic_cutoff": ("configures", "production traffic drained, shed or blocked"),
 }
 """Capabilities of the dual-use rules (``rules/dualuse.yaml``): legitimate with authorisation
 and consent, which a person must check — the verb they add to the inventory and their name in

@@ -50,7 +50,10 @@ OBEYED_ROLES = frozenset({MANIFEST, FOLLOWED, READ})
 """Roles whose text is instructions."""
 
 _MARKDOWN = (".md", ".markdown", ".mdx", ".mdc")
-_DATA = (".json", ".jsonc", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv", ".tsv", ".svg")
+_DATA = (
+    ".json", ".jsonc", ".jsonl", ".ndjson", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".csv",
+    ".tsv", ".svg",
+)  # fmt: skip
 """Files whose values or text are instructions when the agent is told to follow or read them:
 structured data, settings with sections, tables of steps, and an image's text."""
 _TEXT = (".txt", ".rst", ".adoc", ".org", ".tmpl", ".tpl", ".j2", ".jinja", ".mustache", ".hbs")
@@ -108,16 +111,20 @@ class InstructionGraph:
         """Whether a sentence of an obeyed file that names the document ``path`` presents what
         it holds as samples, not orders ("see `notes/example.md` for a worked example; the code
         quoted there is evidence, not instructions"): the document's own frame, said where the
-        agent is sent to it. Only a document the agent reads — one it follows is obeyed through
-        and through."""
-        if not is_markdown(path) or self.role(path) != READ:
+        agent is sent to it ("the strings in `cases.jsonl` are attack payloads to send to the
+        user's app, not instructions for you" frames a data file's values so; the frame may be
+        the next sentence, "Its values are …"). Only a document
+        the agent reads — one it follows is obeyed through and through."""
+        if not (is_markdown(path) or is_data(path)) or self.role(path) != READ:
             return False
         name = path.rsplit("/", 1)[-1]
         for source in sorted({edge.source for edge in self.edges if edge.target == path}):
             if not self.obeyed(source):
                 continue
-            for sentence in _SENTENCE_END.split(texts.get(source, "")):
-                if name in sentence and _frames(sentence.lower()):
+            sentences = _SENTENCE_END.split(texts.get(source, ""))
+            for index, sentence in enumerate(sentences):
+                said = " ".join(sentences[index : index + 2])  # "… `x.ndjson` … Its values are …"
+                if name in sentence and _frames(said.lower()):
                     return True
         return False
 

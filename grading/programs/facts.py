@@ -33,9 +33,17 @@ REPO_FLOW = "repo-flow"
 """The whole repository (``git bundle --all``, ``git archive``) reaches a network send to a host
 the program names."""
 
+BULK_CHANGE = "bulk-change"
+"""The program changes a remote service item by item in a loop: a mutating request (``DELETE``,
+``PUT``, ``PATCH``, a POST to a ``…/revoke`` or ``…/disable`` address) per item of a list — keys
+revoked, records deleted, accounts disabled in bulk. A capability a person checks."""
+CREDENTIAL_GUESS = "credential-guess"
+"""The program sends login requests in a loop, each with a password taken from the list it
+walks: password guessing or credential stuffing. A capability a person checks."""
+
 KINDS = (
     SECRET_FLOW, FETCH_EXEC, DECODED_EXEC, DECODED_STRING, SECRET_SEND, SECRET_READ, NETWORK_SEND,
-    EXEC_DYNAMIC, DESTROYS_DATA, REPO_FLOW,
+    EXEC_DYNAMIC, DESTROYS_DATA, REPO_FLOW, BULK_CHANGE, CREDENTIAL_GUESS,
 )  # fmt: skip
 
 

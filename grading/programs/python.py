@@ -39,6 +39,8 @@ from dataclasses import dataclass, field, replace
 from grading.programs import destruction, sensitive
 from grading.programs.destruction import HOME, OUTSIDE, OUTSIDE_PREFIX
 from grading.programs.facts import (
+    BULK_CHANGE,
+    CREDENTIAL_GUESS,
     DECODED_EXEC,
     DECODED_STRING,
     DESTROYS_DATA,
@@ -55,6 +57,28 @@ SECRET = "secret"
 ENV_SECRET = "env-secret"
 FETCHED = "fetched"
 DECODED = "decoded"
+CREDENTIAL = "credential:"
+"""``credential:MOODLE``: a secret from the environment variable of a service (``MOODLE_TOKEN``);
+``credential:`` alone when it names none (typed at a prompt, a computed name)."""
+ADDRESS = "address:"
+"""``address:MOODLE``: the address of a service the user configures (``MOODLE_URL``)."""
+_ADDRESS_NAME = re.compile(
+    r"(?i)_(?:URL|URI|HOST|HOSTNAME|ENDPOINT|SERVER|DOMAIN|ORIGIN|INSTANCE)$"
+)
+_GENERIC_PREFIXES = frozenset(
+    {"API", "APP", "BASE", "DEFAULT", "MY", "REMOTE", "REPORT", "SERVER", "SERVICE", "SYNC",
+     "TARGET", "UPLOAD", "WEBHOOK", "CALLBACK", "EXPORT", "LOG", "TELEMETRY", "METRICS"}
+)  # fmt: skip
+"""First words of a variable name that say what an address is for, not whose service it is."""
+MUTATING = "mutating"
+"""A request method that changes what it reaches (``DELETE``, ``PUT``, ``PATCH``), or an address
+whose path names a change (``/keys/{}/revoke``, ``/users/{}/disable``)."""
+_MUTATING_METHODS = frozenset({"DELETE", "PUT", "PATCH"})
+_MUTATING_PATH = re.compile(
+    r"(?i)/(?:revoke|delete|destroy|remove|disable|deactivate|suspend|block|ban|wipe|terminate|"
+    r"reset|purge|expire|invalidate)\w{0,12}(?:$|[/?{])"
+)
+_PASSWORD_FIELD = re.compile(r"(?i)^(?:pass(?:word|wd|phrase)?|pwd|user_?pass(?:word)?)$")
 BODY = "request-body"
 """A prepared request (``urllib.request.Request(url, data)``) with a body: opening it sends."""
 _BODY: frozenset[str] = frozenset({BODY})
@@ -179,6 +203,8 @@ class _State:
     yielded: list[Value] | None = None
     """What the function being walked yields: a generator hands its values to the caller that
     iterates it (``for``, ``list``, ``next``, ``join``) as a ``return`` would."""
+    loops: int = 0
+    """How many loops enclose the statement being walked (an inlined call's too)."""
     modules: frozenset[str] = frozenset()
     """The names ``import`` binds to modules: ``requests.post(…)`` calls the library even where
     the program defines a ``post`` of its own (a same-named function must not hide the send)."""
@@ -268,6 +294,13 @@ _ASSEMBLY_WORDS = ('"".join(', "''.join(", '" ".join(', "' '.join(")
 whole once the join is folded."""
 
 
+_BULK_WORDS = (
+    "password", "DELETE", "PUT", "PATCH", ".delete(", ".put(", ".patch(", "/revoke", "/disable",
+    "/delete", "/suspend", "/deactivate", "/block", "/reset",
+)  # fmt: skip
+"""Words of a mutating request or a login, which a loop makes a bulk change or a guess per item."""
+
+
 def worth_analysing(text: str) -> bool:
     """Whether the script can hold a fact: a decoder, or a sink or executor with a source or a
     fetch to feed it (or with a string assembled from pieces, which may be either), or a
@@ -279,6 +312,8 @@ def worth_analysing(text: str) -> bool:
         for word in words
     ):
         return True
+    if "for " in text and any(word in text for word in _BULK_WORDS):
+        return any(word in text for word in (*_SINK_WORDS, ".delete("))  # a change per item
     sources = any(word in text for word in _SOURCE_WORDS + _ASSEMBLY_WORDS)
     return sources and (
         any(word in text for word in _SINK_WORDS)
@@ -464,12 +499,16 @@ def _statement(
             # each known item in turn; otherwise twice (a value built in one iteration is used
             # in the next)
             _assign(node.target, item.with_labels(iterable.labels), env, state)
+            state.loops += 1
             _block(node.body, env, state, returned)
+            state.loops -= 1
         _block(node.orelse, env, state, returned)
     elif isinstance(node, ast.While):
         _eval(node.test, env, state)
+        state.loops += 1
         for _ in range(2):
             _block(node.body, env, state, returned)
+        state.loops -= 1
     elif isinstance(node, ast.If):
         _eval(node.test, env, state)
         _block(node.body, env, state, returned)
@@ -505,7 +544,7 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
         return UNKNOWN
     if isinstance(node, ast.Constant):
         if isinstance(node.value, str):
-            return Value(node.value[:MAX_TEXT])
+            return Value(node.value[:MAX_TEXT], _mutating(node.value))
         if isinstance(node.value, bytes):
             return Value(node.value[:MAX_TEXT].decode("latin-1"))
         if isinstance(node.value, int) and not isinstance(node.value, bool):
@@ -582,6 +621,13 @@ def _eval(node: ast.expr | None, env: dict[str, Value], state: _State) -> Value:
     return UNKNOWN
 
 
+def _mutating(text: str) -> _Labels:
+    """``MUTATING`` for a method or an address path that changes what a request reaches."""
+    if text in _MUTATING_METHODS or ("/" in text and _MUTATING_PATH.search(text)):
+        return frozenset({MUTATING})
+    return _NONE
+
+
 def _seeded(field: str | None, value: Value) -> Value:
     """A value computed at run time and put in a seed-phrase field (``{"mnemonic": args.phrase}``)
     is the user's wallet seed, a secret store of its own; a constant there (a test wallet's
@@ -628,16 +674,25 @@ def _subscript(node: ast.Subscript, env: dict[str, Value], state: _State) -> Val
     return Value(None, base.labels, hosts=base.hosts)
 
 
-def _env_value(name: str | None) -> Value:
+def _env_value(name: str | None, default: Value = UNKNOWN) -> Value:
     if name is None:
-        return Value(None, frozenset({ENV_SECRET}))
+        return Value(None, frozenset({ENV_SECRET, CREDENTIAL}))
     if name.upper() in ("HOME", "USERPROFILE"):
         return Value("~", frozenset({HOME}))
     if name.upper() in ("APPDATA", "LOCALAPPDATA"):
         return Value("~/AppData")
     if sensitive.SECRET_NAME.search(name):
-        return Value(None, frozenset({ENV_SECRET}))
+        return Value(None, frozenset({ENV_SECRET, CREDENTIAL + _service(name)}))
+    if _ADDRESS_NAME.search(name) and default.text is None:
+        return Value(None, frozenset({ADDRESS + _service(name)}))
     return UNKNOWN
+
+
+def _service(name: str) -> str:
+    """Whose service a variable belongs to, by its first word (``MOODLE`` of ``MOODLE_URL``);
+    none for a word that says only what the value is for (``WEBHOOK_URL``)."""
+    first = name.upper().split("_", 1)[0]
+    return "" if len(first) < 3 or first in _GENERIC_PREFIXES else first
 
 
 def _comprehension(
@@ -741,7 +796,9 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         return Value(None, carried.labels | body, hosts=(host,) if host else carried.hosts)
 
     if last in ("getenv",) or name in ("os.environ.get", "environ.get"):
-        return _env_value(first.text)
+        return _env_value(
+            first.text, args[1] if len(args) > 1 else keywords.get("default", UNKNOWN)
+        )
     if (
         name in ("dict", "json.dumps", "str", "repr")
         and args
@@ -761,7 +818,7 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         # the user typing a password or key for the tool they run: no store is read, and
         # the value is a credential for its own service, as a secret variable is (a leak
         # only when it travels as data, or to another host)
-        return Value(None, frozenset({ENV_SECRET}))
+        return Value(None, frozenset({ENV_SECRET, CREDENTIAL}))
     if last in _READERS or last.startswith("read"):
         path = (
             first
@@ -792,6 +849,8 @@ def _call_value(node: ast.Call, env: dict[str, Value], state: _State) -> Value:
         host = sensitive.host_of(first.text or "") if first.text else None
         # a response carries what the server sent, not the request's credentials
         return Value(None, frozenset({FETCHED}), hosts=(host,) if host else ())
+    if last == "delete" and state.loops and _is_http(name, receiver):
+        _fact(state, BULK_CHANGE, node, f"{name} deletes a remote item per item of a list")
     if last in _SENDERS and (
         _is_http(name, receiver) or (isinstance(node.func, ast.Attribute) and last in _SOCKET_SENDS)
     ):
@@ -1083,8 +1142,12 @@ def _sink(
     host = sensitive.host_of(destination.text or "") if destination.text else None
     hosts = (host,) if host else destination.hosts or base
     _fact(state, NETWORK_SEND, node, name, hosts)
+    if state.loops:
+        _bulk(node, name, last, payload, state)
     carried = payload.labels
-    if carried & {SECRET, ENV_SECRET} == {ENV_SECRET} and _token_request(node, destination, hosts):
+    if carried & {SECRET, ENV_SECRET} == {ENV_SECRET} and (
+        _token_request(node, destination, hosts) or _own_service(carried, destination, hosts)
+    ):
         return  # the client authenticates to the user's own service
     if SECRET in carried or ENV_SECRET in carried:
         what = "a secret store" if SECRET in carried else "a secret environment variable"
@@ -1093,6 +1156,29 @@ def _sink(
         reached = {int(label.split(":")[1]) for label in carried if label.startswith("param:")}
         if reached:
             state.current.sinks = state.current.sinks | frozenset(reached)
+
+
+def _bulk(node: ast.Call, name: str, last: str, payload: Value, state: _State) -> None:
+    """A send made in a loop: a change per item (``BULK_CHANGE``), or a login per password of
+    the list walked (``CREDENTIAL_GUESS``)."""
+    if last in ("put", "patch") or MUTATING in payload.labels:
+        _fact(state, BULK_CHANGE, node, f"{name} changes a remote service item by item")
+    bodies = [k.value for k in node.keywords if k.arg in ("data", "json")] + node.args[1:2]
+    if any(_password_field(body) for body in bodies):
+        _fact(state, CREDENTIAL_GUESS, node, f"{name} sends a password per item of a list")
+
+
+def _password_field(body: ast.expr) -> bool:
+    """A dictionary written in the call whose password field is computed, not a constant."""
+    if not isinstance(body, ast.Dict):
+        return False
+    return any(
+        isinstance(key, ast.Constant)
+        and isinstance(key.value, str)
+        and _PASSWORD_FIELD.match(key.value)
+        and not isinstance(value, ast.Constant)
+        for key, value in zip(body.keys, body.values, strict=True)
+    )
 
 
 def _token_request(node: ast.Call, destination: Value, hosts: tuple[str, ...]) -> bool:
@@ -1105,6 +1191,23 @@ def _token_request(node: ast.Call, destination: Value, hosts: tuple[str, ...]) -
         return False
     bodies = [k.value for k in node.keywords if k.arg in ("data", "json")] + node.args[1:2]
     return any(_grant_type(body) for body in bodies)
+
+
+def _own_service(carried: _Labels, destination: Value, hosts: tuple[str, ...]) -> bool:
+    """Whether every secret variable the call carries is the credential of the service whose
+    address, from the user's environment, the call goes to: ``MOODLE_TOKEN`` in a query to
+    ``MOODLE_URL`` (some APIs take their token so) is the user signing in to their own
+    instance. An address the script spells out or falls back to, fetched or decoded, or
+    another service's secret (``AWS_SECRET_ACCESS_KEY`` to ``MOODLE_URL``) still flows."""
+    if hosts or destination.labels & {FETCHED, DECODED}:
+        return False
+    services = {
+        label.removeprefix(ADDRESS) for label in destination.labels if label.startswith(ADDRESS)
+    }
+    credentials = {
+        label.removeprefix(CREDENTIAL) for label in carried if label.startswith(CREDENTIAL)
+    }
+    return bool(credentials) and credentials <= services - {""}
 
 
 def _grant_type(body: ast.expr) -> bool:

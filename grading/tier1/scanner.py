@@ -1187,6 +1187,8 @@ _PROGRAM_RULES = {
     facts.EXEC_DYNAMIC: "program.exec-dynamic",
     facts.DESTROYS_DATA: "program.destroy-user-data",
     facts.REPO_FLOW: "program.repo-upload",
+    facts.BULK_CHANGE: "program.bulk-change",
+    facts.CREDENTIAL_GUESS: "program.credential-guess",
 }
 _HOSTED_FACTS = frozenset({facts.SECRET_FLOW, facts.SECRET_SEND, facts.FETCH_EXEC, facts.REPO_FLOW})
 _PROGRAM_KINDS = frozenset({"python", "shell", "javascript"})

@@ -288,8 +288,9 @@ class FileSpans:
         self._quotes_obeyed = quotes_obeyed and role not in _CODE_ROLES
         set_cues = cues()
         self._whole = ""
+        self._framed = False
         code_role = role in _CODE_ROLES
-        if code_role and set_cues.detection_files.search(path.lower()):
+        if code_role and (set_cues.detection_files.search(path.lower()) or _sigma_rule(text)):
             self._whole = DETECTION
             return
         if role == "test":
@@ -333,6 +334,7 @@ class FileSpans:
             detection, captioned, headings = [], [], []
         elif prose and role == "doc" and framed:
             captioned.append((0, len(text)))
+            self._framed = True
         elif prose and role == "doc" and path.lower().endswith(_DATA):
             captioned.extend(_framed_data(text, lowered))
         elif prose:
@@ -367,7 +369,11 @@ class FileSpans:
 
     def hidden(self) -> str:
         """The label of content recovered from hiding (decoded blobs, tag characters): never a
-        lowered one, whatever surrounds it."""
+        lowered one, whatever surrounds it — unless the obeyed file that sends the agent here
+        frames the whole document as samples ("attack payloads to send to the user's app, not
+        instructions for you"): an encoded sample in a test corpus is a sample too."""
+        if self._framed:
+            return DISCUSSION
         return SHIPPED_CODE if self.role in _CODE_ROLES else INSTRUCTION
 
     def label(self, offset: int, kind: str) -> str:
@@ -533,6 +539,18 @@ def _discussion_spans(text: str, region: tuple[int, int], set_cues: Cues) -> lis
     spans.extend(m.span() for m in _QUOTED_LIST.finditer(text, region_start, region_end))
     spans.extend(_table_spans(text, region_start, region_end, set_cues))
     return spans
+
+
+_SIGMA_KEYS = re.compile(r"^(?:logsource|detection)[ \t]*:", re.MULTILINE)
+
+
+def _sigma_rule(text: str) -> bool:
+    """A Sigma rule, whatever its file is called: a YAML document with top-level ``logsource:``
+    and ``detection:`` keys describes what to look for in logs — detection content, as a YARA
+    file is."""
+    return (
+        len({m.group(0).split(":")[0].strip() for m in _SIGMA_KEYS.finditer(text, 0, 20000)}) == 2
+    )
 
 
 def _framed(
