@@ -115,7 +115,7 @@ _IRREVERSIBLE = re.compile(
     r"|sao lưu|môi trường production|dữ liệu production|cadangan|produksi"
     r"|záloh|produkční|copii\w* de (?:rezervă|siguran)|producți|producţi"
     r"|biztonsági mentés|mentések|éles (?:adat|környezet)|produkciós|säkerhetskopi|backuper"
-    r"|produktion|αντίγραφ\w* ασφαλείας|παραγωγ",
+    r"|produktion|αντίγραφ\w* ασφαλείας|παραγωγ|גיבוי|ייצור|פרודקשן",
     re.IGNORECASE,
 )
 """What a destructive instruction takes that the user cannot get back (a lease-guarded push, a

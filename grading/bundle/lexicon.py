@@ -13,9 +13,9 @@ which mixes English into every language): a German stem such as ``sende*`` would
 English "sender" as "send".
 
 Terms of alphabetic languages match whole words (no letter or digit of any script on either
-side); terms of Chinese, Japanese and Korean match anywhere; the language-neutral ``any`` terms
-(paths, flags) match anywhere and, when they end in a letter or digit, end there. Text is
-matched in lower case.
+side; a Hebrew term may stand after the words written onto it, ``_PREFIXES``); terms of Chinese,
+Japanese and Korean match anywhere; the language-neutral ``any`` terms (paths, flags) match
+anywhere and, when they end in a letter or digit, end there. Text is matched in lower case.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
-                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th")  # fmt: skip
+                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th", "he")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
@@ -146,7 +146,35 @@ def _variants(term: str, language: str = "") -> list[str]:
     return list(dict.fromkeys([term, *folded]))
 
 
+_PREFIXES = {"he": ("[והלבמשכ]{0,3}", "ו?")}
+"""Words written onto the next one, and those a term of two letters may stand after: Hebrew
+"and", "the", "to", "in", "from", "that", "as" (ו ה ל ב מ ש כ: "ושלחו", "למשתמש"), but before a
+short term only "and" ("ואל תספר") — "לא" ("not") is not read in "מלא" ("full"). Vowel points are
+marks (category M), not letters: a term does not start after one, and its last letter may carry
+them."""
+
+
+def _prefixed(language: str, terms: Iterable[str]) -> str:
+    """The alternation of a Hebrew term set: terms whose first word has three letters or more
+    may stand after the attached words of ``_PREFIXES``, shorter ones after "and" only."""
+    long: set[str] = set()
+    short: set[str] = set()
+    for term in terms:
+        for variant in _variants(str(term), language):
+            first = variant.split(" ")[0].rstrip("*")
+            (long if len(first) > 2 else short).add(_term(variant))
+    alternatives = [
+        f"{before}(?:{'|'.join(sorted(spelled, key=len, reverse=True))})"
+        for before, spelled in zip(_PREFIXES[language], (long, short), strict=True)
+        if spelled
+    ]
+    return "|".join(alternatives)
+
+
 def _pattern(language: str, terms: Iterable[str]) -> str:
+    if language in _PREFIXES:
+        body = _prefixed(language, terms)
+        return r"(?:^|[^\pL\pM\pN])(" + body + r")\pM*(?:[^\pL\pM\pN]|$)"
     spelled = {_term(variant) for term in terms for variant in _variants(str(term), language)}
     if language == TRANSLITERATED:
         spelled |= {latin for term in terms if (latin := _latin_term(str(term)))}
