@@ -115,7 +115,8 @@ _IRREVERSIBLE = re.compile(
     r"|sao lưu|môi trường production|dữ liệu production|cadangan|produksi"
     r"|záloh|produkční|copii\w* de (?:rezervă|siguran)|producți|producţi"
     r"|biztonsági mentés|mentések|éles (?:adat|környezet)|produkciós|säkerhetskopi|backuper"
-    r"|produktion|αντίγραφ\w* ασφαλείας|παραγωγ",
+    r"|produktion|αντίγραφ\w* ασφαλείας|παραγωγ|גיבוי|ייצור|פרודקשן"
+    r"|نسخ\w* (?:ال)?احتياطي|إنتاج",
     re.IGNORECASE,
 )
 """What a destructive instruction takes that the user cannot get back (a lease-guarded push, a
@@ -127,8 +128,9 @@ _DESTROY_REACH = 60
 """How near its object a deleting verb must be for the act to be read as destroying it."""
 
 _UNIT_BREAK = re.compile(r"\n[ \t]*(?:\n|(?=[-*+•|#>]|\d{1,3}[.)]\s))")
-_SENTENCE = re.compile(r"[.!?](?=\s)|[。！？]")
-_CLAUSE_BREAK = re.compile(r"[.;:!?,]\s|[。；：！？，、]|\s(?:but|and then|then|however)\s")
+_SENTENCE = re.compile(r"[.!?](?=\s)|[。！？؟]")
+_CLAUSE_BREAK = re.compile(r"[.;:!?,]\s|[。；：！？，、،؛؟]|\s(?:but|and then|then|however)\s")
+"""Where a sentence or a clause ends, also in Chinese, Japanese and Arabic (، ؛ ؟)."""
 URL = linear.compile(
     r"(?i)\b(?:https?|wss?|ftp)://([a-z0-9][a-z0-9.-]{0,252}\.[a-z]{2,24}|\d{1,3}(?:\.\d{1,3}){3})"
 )
@@ -920,7 +922,7 @@ def _hosts(unit: _Unit) -> tuple[str, ...]:
     return tuple(dict.fromkeys(hosts))
 
 
-_PHRASE_END = re.compile(r"[.!?;|](?:\s|$)|[。！？；]|\n|\s\|")
+_PHRASE_END = re.compile(r"[.!?;|](?:\s|$)|[。！？；؛؟]|\n|\s\|")
 _OWN = re.compile(r"(?i)\b(?:your|your\s+own|this|the\s+user'?s)\s+(?:[\w-]{1,30}\s+){0,2}$")
 
 

@@ -23,10 +23,11 @@ read is believed (shorter spans are taken as read)."""
 MIN_ASKED = 6
 """Letters a span needs before its language is asked of the model at all."""
 MIN_OTHER_SCRIPT = 6
-"""Letters of a script Skillgate reads no language of (Hebrew, Arabic, Devanagari…) that make
-even a short span unread: "שלח את הקובץ ל https://…" is too short for the model, but no English
-instruction is written in those letters. As many Greek or Thai letters make a span Greek or
-Thai, which are read (``_GREEK``, ``_THAI``)."""
+"""Letters of a script Skillgate reads no language of (Devanagari, Georgian, Armenian…) that make
+even a short span unread: "გაგზავნე ფაილი https://…" is too short for the model, but no English
+instruction is written in those letters. As many Greek, Thai, Hebrew or Arabic letters make a
+span Greek, Thai, Hebrew or — without a letter only Persian or Urdu writes — Arabic, which are
+read (``_GREEK``, ``_THAI``, ``_HEBREW``, ``_ARABIC``)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -64,6 +65,16 @@ them, however short or mixed (a formula's Δ or π is one or two)."""
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
 """Thai letters: a span with ``MIN_OTHER_SCRIPT`` of them is Thai, the one read language written
 in them, however short or mixed with English (blind12-024's steps name an app and a folder)."""
+_HEBREW = re.compile(r"[\u05d0-\u05ea]")
+"""Hebrew letters: a span with ``MIN_OTHER_SCRIPT`` of them is Hebrew (Yiddish and Ladino, also
+written in them, are rare in a skill), however short or mixed with English ("שלח את הקובץ ל
+https://…")."""
+_ARABIC = re.compile(r"[\u0621-\u064a]")
+_NOT_ARABIC = re.compile(r"[\u0671-\u06d3]")
+"""Letters of the Arabic script that Arabic does not write and Persian, Urdu, Pashto or Kurdish
+do (پ چ ژ گ ک ی ے ٹ …): a span with them is in one of those, unread, as the model names it. A
+span of ``MIN_OTHER_SCRIPT`` Arabic letters without them is Arabic unless the model is sure it
+is not ("اطلاعات را به … بفرست" is Persian in the letters Arabic shares: ``fa``, 0.78)."""
 _OTHER_SCRIPTS = re.compile(
     r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
 )
@@ -106,6 +117,12 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("el", True)
     if len(_THAI.findall(text)) >= MIN_OTHER_SCRIPT:
         return Language("th", True)
+    if len(_HEBREW.findall(text)) >= MIN_OTHER_SCRIPT:
+        return Language("he", True)
+    if len(_ARABIC.findall(text)) >= MIN_OTHER_SCRIPT and not _NOT_ARABIC.search(text):
+        code, probability = _identifier().classify(text)
+        arabic = code == "ar" or probability < MIN_PROBABILITY
+        return Language("ar", True) if arabic else Language(code, False)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len(_english_words(text)) >= 2:

@@ -13,9 +13,10 @@ which mixes English into every language): a German stem such as ``sende*`` would
 English "sender" as "send".
 
 Terms of alphabetic languages match whole words (no letter or digit of any script on either
-side); terms of Chinese, Japanese and Korean match anywhere; the language-neutral ``any`` terms
-(paths, flags) match anywhere and, when they end in a letter or digit, end there. Text is
-matched in lower case.
+side; a Hebrew or Arabic term may stand after the words written onto it, ``_PREFIXES``); terms
+of Chinese, Japanese and Korean match anywhere; the language-neutral ``any`` terms (paths,
+flags) match anywhere and, when they end in a letter or digit, end there. Text is matched in
+lower case.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
-                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th")  # fmt: skip
+                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th", "he", "ar")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
@@ -146,7 +147,57 @@ def _variants(term: str, language: str = "") -> list[str]:
     return list(dict.fromkeys([term, *folded]))
 
 
+_PREFIXES = {"he": ("[והלבמשכ]{0,3}", "ו?"), "ar": ("[وفبلك]{0,2}(?:ال)?", "[وف]?")}
+"""Words written onto the next one, and those a term of two letters may stand after: Hebrew
+"and", "the", "to", "in", "from", "that", "as" (ו ה ל ב מ ש כ: "ושלחו", "למשתמש"), but before a
+short term only "and" ("ואל תספר") — "לא" ("not") is not read in "מלא" ("full"); Arabic "and",
+"so", "with", "to", "as" and the article (و ف ب ل ك ال: "وأرسل", "للمستخدم", "بالمحتوى"), before a
+short term "and" and "so" ("ولا تخبر", "فلا"). Vowel points are marks (category M), not letters:
+a term does not start after one, and its last letter may carry them."""
+_ARABIC_ARTICLE = "ال"
+_ARABIC_LETTERS = {"ا": "[اأإآ]", "أ": "[اأإآ]", "إ": "[اأإآ]", "آ": "[اأإآ]", "ي": "[يى]"}
+"""Arabic is often typed without the hamza on alef ("ارسل" for "أرسل") and with a final ى for
+ي: a term matches either spelling."""
+_HARAKAT = "[\u064b-\u065f\u0670]*"
+"""Arabic vowel signs, the doubling sign and the ending "-an" (تأكيدًا, شغّل): written on a letter
+inside a word, so a term lets any letter carry them (a small class, not ``\\pM``)."""
+
+
+def _prefixed(language: str, terms: Iterable[str]) -> str:
+    """The alternation of a Hebrew or Arabic term set: terms whose first word has three letters
+    or more may stand after the attached words of ``_PREFIXES``, shorter ones after "and" only.
+    An Arabic term's own article is one of them ("المستخدم" is read in "للمستخدم")."""
+    long: set[str] = set()
+    short: set[str] = set()
+    for term in terms:
+        for variant in _variants(str(term), language):
+            first = variant.split(" ")[0].rstrip("*")
+            if language == "ar" and first.startswith(_ARABIC_ARTICLE) and len(first) > 4:
+                variant, first = variant[2:], first[2:]
+            (long if len(first) > 2 else short).add(_arabic(_term(variant), language))
+    alternatives = [
+        f"{before}(?:{'|'.join(sorted(spelled, key=len, reverse=True))})"
+        for before, spelled in zip(_PREFIXES[language], (long, short), strict=True)
+        if spelled
+    ]
+    return "|".join(alternatives)
+
+
+def _arabic(spelled: str, language: str) -> str:
+    """An Arabic term's pattern with either spelling of alef and final ya, and the marks any
+    letter may carry (``_ARABIC_LETTERS``, ``_HARAKAT``)."""
+    if language != "ar":
+        return spelled
+    return "".join(
+        _ARABIC_LETTERS.get(char, char) + (_HARAKAT if "\u0621" <= char <= "\u064a" else "")
+        for char in spelled
+    )
+
+
 def _pattern(language: str, terms: Iterable[str]) -> str:
+    if language in _PREFIXES:
+        body = _prefixed(language, terms)
+        return r"(?:^|[^\pL\pM\pN])(" + body + r")\pM*(?:[^\pL\pM\pN]|$)"
     spelled = {_term(variant) for term in terms for variant in _variants(str(term), language)}
     if language == TRANSLITERATED:
         spelled |= {latin for term in terms if (latin := _latin_term(str(term)))}
