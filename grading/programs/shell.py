@@ -321,8 +321,13 @@ _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh
           "gh issue", "gh pr", "rclone", "s3cmd", "azcopy", "s_client", "ssh ", "$'")  # fmt: skip
 
 
+_EXPANDED_COMMAND = re.compile(r"(?m)(?:^|[;&|({]|\bthen\b|\bdo\b)[ \t]*\$\{?[A-Za-z_]")
+"""A command whose name is a variable's value (``$A$B -d @f …``, ``${c}rl``): a name assembled
+from pieces hides every word of ``_WORDS`` from a lexical look."""
+
+
 def _worth(text: str) -> bool:
-    return any(word in text for word in _WORDS)
+    return any(word in text for word in _WORDS) or _EXPANDED_COMMAND.search(text) is not None
 
 
 def _walk(node: Any, state: _State) -> None:
@@ -545,7 +550,7 @@ def _as_data(arg: _Value, index: int, texts: list[str], name: str) -> frozenset[
         return _as_data(_Value(arg.text, arg.labels - {NAMED}), index, texts, name)
     if ENV_SECRET not in arg.labels:
         return arg.labels
-    value = index > 0 and texts[index - 1] in _SEND_FLAGS
+    value = index > 0 and _send_flag(texts[index - 1])
     glued = texts[index].startswith(("--data", "--json", "--form")) or (
         texts[index][:2] in ("-d", "-F") and len(texts[index]) > 2
     )
@@ -557,9 +562,19 @@ _PASS_THROUGH = frozenset({"echo", "printf", "base64", "base32", "basenc", "gzip
                            "openssl", "zip", "tar", "sort", "jq", "grep", "egrep"})  # fmt: skip
 
 
+_FLAG_CLUSTER = re.compile(r"-[sSLfkvigNq#]+[dFT]")
+"""Short options run together whose last one takes what is sent (``curl -sT -``, ``-fsSd``):
+the options before it take no value, so the word after the cluster is the send's."""
+
+
+def _send_flag(text: str) -> bool:
+    """Whether ``text`` is an option whose value is what a request sends."""
+    return text in _SEND_FLAGS or _FLAG_CLUSTER.fullmatch(text) is not None
+
+
 def _sends(texts: list[str]) -> bool:
     return any(
-        t in _SEND_FLAGS
+        _send_flag(t)
         or t.startswith(("--data", "-d@", "-F", "--form", "--post-", "--upload-file=", "--body-"))
         for t in texts
     )

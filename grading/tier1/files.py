@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from grading import linear
 from grading.programs.makefile import is_makefile
+from grading.tier1.deobfuscate import unescaped
 from skillformat.skillmd import front_matter_span
 
 KINDS = frozenset(
@@ -434,7 +435,6 @@ _COMMAND_VALUE = linear.compile(
     r"|^\s*(?:env|printenv|tar|cat)\s+[|\S]"
 )
 """A data value that is a command line: its first word is a program the agent would run."""
-_ESCAPE = re.compile(r"\\(.)")
 
 
 def notebook_code(text: str) -> list[str]:
@@ -478,5 +478,6 @@ def data_commands(text: str, strings: View) -> Iterator[tuple[int, str]]:
         value = text[start:end].strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]  # a quoted YAML value
+        value = unescaped(value)  # ``\\u0063url`` is ``curl`` to the tool that reads it
         if _COMMAND_VALUE.search(value):
-            yield start, _ESCAPE.sub(r"\1", value)
+            yield start, value
