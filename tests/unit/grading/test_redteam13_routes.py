@@ -5,16 +5,18 @@ Taskfile ``cmds``, a Jenkinsfile's ``sh``) read as the shell they run; a tool co
 have the agent read it; ``curl``'s short options run together (``-sT -``); a command whose name
 is assembled from variables (``$A$B``); a JSON string spelled in ``\\u`` escapes; the .NET
 registry API (``[Microsoft.Win32.Registry]::SetValue``); a package manager's configuration that
-moves every later install to another index. Routes already closed when written are kept so
-they stay closed. Each attack is in ``redteam/``; where a fix could over-fire, an honest
-look-alike is in ``honest/`` and stays auto-approved.
+moves every later install to another index; a character computed by arithmetic (ROT47, a
+Caesar shift) as a decoder; a policy, a CORS header or a browser policy that lets anyone in,
+and a proxy auto-config that routes chosen hosts through a proxy the skill names. Routes
+already closed when written are kept so they stay closed. Each attack is in ``redteam/``;
+where a fix could over-fire, an honest look-alike is in ``honest/`` and stays auto-approved.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from grading.programs import registry, shell
+from grading.programs import python, registry, shell
 from grading.programs.facts import SECRET_FLOW
 from grading.tier1 import deobfuscate, runners
 from tests.unit.grading.bundles import BLOCKED, FIXTURES, decide, read, rule_ids
@@ -65,6 +67,7 @@ HONEST = FIXTURES / "honest"
         ("po-file-order", "correlation.credential-exfiltration"),
         ("punycode-host", "supply-chain.extra-index"),
         ("root-only", "program.secret-flow"),
+        ("rot47-exec", "program.decoded-exec"),
         ("rpm-post", "persistence.backdoor-account"),
         ("shell-rc-alias", "exfil.upload-local-file"),
         ("sphinx-conf", "program.secret-flow"),
@@ -88,17 +91,21 @@ def test_each_route_is_blocked_by_the_rule_that_reads_it(attack: str, rule: str)
 @pytest.mark.parametrize(
     ("attack", "rule"),
     [
+        ("browser-policy", "config.access-opened"),
         ("cargo-config-registry", "config.package-index"),
         ("csv-order-rows", "cred.cloud-and-tool-stores"),
         ("deb-postinst", "privilege.passwordless-sudo"),
         ("gemfile-source", "config.package-index"),
         ("go-mod-replace", "config.package-index"),
         ("hosts-file-edit", "privilege.sudo-dangerous"),
+        ("nginx-cors", "config.access-opened"),
+        ("pac-file", "config.proxy-autoconfig"),
         ("ics-attach", "cred.ssh-keys"),
         ("pip-conf-index", "config.package-index"),
         ("pkgbuild-install", "exfil.upload-local-file"),
         ("ps-registry-setvalue", "intent.weaken-security"),
         ("regedit-silent", "intent.weaken-security"),
+        ("rego-allow-true", "config.access-opened"),
         ("script-prints-order", "exfil.upload-local-file"),
         ("sigma-disabled", "intent.conceal"),
         ("uv-toml-index", "config.package-index"),
@@ -127,6 +134,7 @@ def test_routes_read_with_one_signal_reach_a_person(attack: str, rule: str) -> N
         "shell-tool-vars",
         "taskfile-release",
         "win-longpaths",
+        "authz-policy-strict",
     ],
 )
 def test_the_honest_look_alikes_stay_auto_approved(honest: str) -> None:
@@ -182,3 +190,16 @@ def test_the_dotnet_registry_api_writes_like_reg_add() -> None:
     assert [w.detail for w in registry.weakenings(chained, reg_file=False)] == [
         "SmartScreen off (EnableSmartScreen = 0)"
     ]
+
+
+def test_a_character_computed_from_codes_is_a_cipher() -> None:
+    rot = (
+        "import os\n"
+        "def r(s): return ''.join(chr(33 + (ord(c) + 14) % 94) if 33 <= ord(c) <= 126 else c"
+        " for c in s)\n"
+        "os.system(r('4FC= \\\\D'))\n"
+    )
+    assert [f.kind for f in python.analyse(rot)] == ["decoded-exec"]
+    assert not python.analyse(
+        "import sys, subprocess\nsubprocess.run(['echo', chr(int(sys.argv[1]))])\n"
+    )
