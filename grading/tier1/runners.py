@@ -5,7 +5,8 @@ systemd unit's ``Exec…=`` lines, a tox environment's ``commands``, a crontab's
 as the ``curl`` it is), a Maven ``exec`` plugin's or an Ant ``<exec>``'s program and arguments,
 a CMake ``execute_process``/``add_custom_command`` ``COMMAND``, a Windows scheduled task's
 ``<Exec>``, a CI pipeline's or a task runner's steps (GitLab CI ``script``, Buildkite
-``command``, Taskfile ``cmds``, a Jenkinsfile's ``sh``/``bat``/``powershell``). The skill
+``command``, Taskfile ``cmds``, a Jenkinsfile's ``sh``/``bat``/``powershell``), an XDG
+autostart entry's ``Exec=`` (run at every login). The skill
 ships the file and tells the agent to install or apply it; from then on the commands run
 without anyone reading them, so they are read as the shell they are
 (``scanner._analyse_runner_commands``). Each tool's own spelling of the user's home
@@ -30,6 +31,9 @@ _TOX_COMMANDS = linear.compile(
     r"(?m)^[ \t]*commands(?:_pre|_post)?[ \t]*=[ \t]*([^\n]*(?:\n[ \t]+[^\n]+)*)"
 )
 """A tox environment's ``commands = …`` with its indented continuation lines, one command each."""
+_DESKTOP_EXEC = linear.compile(r"(?m)^[ \t]*(?:Exec|TryExec)[ \t]*=[ \t]*([^\n]+)$")
+"""A desktop entry's command (``~/.config/autostart/*.desktop`` runs it at every login)."""
+_SHELL_C = re.compile(r"^\s*(?:\S*/)?(?:ba|da|z)?sh\s+-c\s+(.+?)\s*$", re.S)
 _CRON_LINE = linear.compile(
     r"(?m)^[ \t]*(?:@(?:reboot|yearly|annually|monthly|weekly|daily|hourly)"
     r"|(?:[\d*][\d*/,-]*[ \t]+){4}[\d*][\d*/,-]*)[ \t]+(\S[^\n]*)$"
@@ -108,6 +112,11 @@ def _all(path: str, text: str) -> Iterator[tuple[int, str]]:
     if "[Service]" in text:  # systemd's specifiers: %h the user's home, %u the user's name
         for match in _UNIT_EXEC.finditer(text):
             yield match.start(1), match.group(1).replace("%h", "~").replace("%u", "user")
+    if "[Desktop Entry]" in text:
+        for match in _DESKTOP_EXEC.finditer(text):
+            script = _SHELL_C.match(match.group(1))
+            command = _unquoted(script.group(1)) if script else match.group(1)
+            yield match.start(1), command
     if "[testenv" in text:
         for match in _TOX_COMMANDS.finditer(text):
             yield from _lines(match.start(1), match.group(1))
