@@ -895,6 +895,8 @@ def _fold(
         return looked_up
     if name == "chr" and first.number is not None and 0 <= first.number < 0x110000:
         return Value(chr(first.number), first.labels | {DECODED})
+    if name == "chr" and node.args:  # chr(33 + (ord(c) + 14) % 94): a code computed is a cipher
+        return Value(None, first.labels | {DECODED})
     if name == "map" and len(node.args) == 2 and _dotted(node.args[0]) == "chr":
         codes = args[1].items or ()
         if all(c.number is not None and 0 <= c.number < 0x110000 for c in codes):

@@ -4,13 +4,16 @@ A ``.reg`` file is a program: ``reg import baseline.reg`` sets every value it li
 rights of whoever imports it. So is a ``reg add … /v NAME /d VALUE`` line and a PowerShell
 ``Set-ItemProperty`` / ``New-ItemProperty -Path HKLM:\\… -Name NAME -Value VALUE``. No pattern
 rule reads them: the values are numbers under key paths, and what a number does depends on the
-key and the value name. ``writes`` reads the three forms into (key, name, data) and
-``weakenings`` keeps those that turn a protection off: SMB signing not required, SMB1 on, NTLM
-accepting LM responses, WDigest keeping cleartext passwords, LSA protection off, UAC off,
-Defender or its real-time scanning off, a whole drive excluded from scanning, the firewall
-off, printer drivers installed without elevation or warning. Each is a real setting a lab or
-a broken machine may need, so one alone is a capability a person decides on; sold as a
-hardening or a CVE fix, the stated purpose contradicts the act (``bundle.applied.pretext``).
+key and the value name. The .NET API does the same from PowerShell or C#
+(``[Microsoft.Win32.Registry]::SetValue('HKEY_LOCAL_MACHINE\\…', 'NAME', 1)``,
+``Registry.LocalMachine.CreateSubKey(@"…").SetValue("NAME", 1)``). ``writes`` reads the forms
+into (key, name, data) and ``weakenings`` keeps those that turn a protection off: SMB signing
+not required, SMB1 on, NTLM accepting LM responses, WDigest keeping cleartext passwords, LSA
+protection off, UAC off, Defender or its real-time scanning off, a whole drive excluded from
+scanning, the firewall off, printer drivers installed without elevation or warning. Each is a
+real setting a lab or a broken machine may need, so one alone is a capability a person decides
+on; sold as a hardening or a CVE fix, the stated purpose contradicts the act
+(``bundle.applied.pretext``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,20 @@ _SET_PROPERTY = re.compile(
     r"(?i)\b(?:Set|New)-ItemProperty\b(?=[^\n]*?-Path\s+[\"']?((?:HK\w{1,4}:|Registry::)[^\"'\n]{2,300}?)[\"']?(?:\s+-|\s*$))"
     r"(?=[^\n]*?-Name\s+[\"']?([^\s\"']{1,120}))(?=[^\n]*?-Value\s+[\"']?([^\s\"']{1,120}))"
 )
+
+_DOTNET_SET = re.compile(
+    r"(?i)\bRegistry\]?(?:::|\.)SetValue\s*\(\s*@?[\"']((?:HKEY_|HK\w{1,4}:)[^\"'\n]{2,300})[\"']"
+    r"\s*,\s*@?[\"']([^\"'\n]{1,120})[\"']\s*,\s*[\"']?(\w{1,40})"
+)
+_DOTNET_SUBKEY = re.compile(
+    r"(?i)\bRegistry(?:\]::|\.)(LocalMachine|CurrentUser|Users)\s*\.\s*(?:Create|Open)SubKey\s*\("
+    r"\s*@?[\"']([^\"'\n]{2,300})[\"'][^\n]{0,80}?\.SetValue\s*\(\s*@?[\"']([^\"'\n]{1,120})[\"']"
+    r"\s*,\s*[\"']?(\w{1,40})"
+)
+"""A write through the .NET registry API: the static ``Registry.SetValue`` with the full key,
+or a hive's ``CreateSubKey``/``OpenSubKey`` chained to ``SetValue`` on one line."""
+_HIVES = {"localmachine": "HKEY_LOCAL_MACHINE", "currentuser": "HKEY_CURRENT_USER",
+          "users": "HKEY_USERS"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -114,6 +131,11 @@ def writes(text: str, *, reg_file: bool) -> Iterator[Write]:
         yield Write(match.start(), match.group(1), match.group(2), match.group(3))
     for match in _SET_PROPERTY.finditer(text):
         yield Write(match.start(), match.group(1), match.group(2), match.group(3))
+    for match in _DOTNET_SET.finditer(text):
+        yield Write(match.start(), match.group(1), match.group(2), match.group(3))
+    for match in _DOTNET_SUBKEY.finditer(text):
+        key = _HIVES[match.group(1).lower()] + "\\" + match.group(2).replace("\\\\", "\\")
+        yield Write(match.start(), key, match.group(3), match.group(4))
 
 
 def weakenings(text: str, *, reg_file: bool) -> list[Weakening]:

@@ -70,9 +70,11 @@ _FETCHERS = frozenset({"curl", "wget", "iwr", "invoke-webrequest", "irm", "invok
 _SEND_FLAGS = ("-d", "--data", "--data-binary", "--data-raw", "--data-urlencode", "-F", "--form",
                "-T", "--upload-file", "--post-data", "--post-file", "--json")  # fmt: skip
 _NET_SENDERS = frozenset(
-    {"nc", "ncat", "netcat", "socat", "scp", "sftp", "telnet", "websocat", "wscat"}
+    {"nc", "ncat", "netcat", "socat", "scp", "sftp", "telnet", "websocat", "wscat",
+     "sendmail", "mail", "mailx", "mutt", "msmtp", "ssmtp", "swaks"}
 )  # fmt: skip
-"""Tools that send what they are given to a host: raw sockets, copies, WebSocket clients."""
+"""Tools that send what they are given to a host: raw sockets, copies, WebSocket clients, mail
+(what ``sendmail``/``mail`` read on their input goes to the address they name)."""
 _DNS = frozenset({"dig", "nslookup", "host", "drill"})
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash"})
 _INTERPRETERS = frozenset(
@@ -318,11 +320,17 @@ _WORDS = ("curl", "wget", "nc ", "ncat", "scp", "rsync", "eval", "base64", "| sh
           "mongorestore", "printf",
           "powershell", "pwsh", "node", "gs://", "s3://", "blob.core.windows.net",
           "storage blob upload", "aws s3", "gsutil", "gcloud storage", "az storage", "gh api",
-          "gh issue", "gh pr", "rclone", "s3cmd", "azcopy", "s_client", "ssh ", "$'")  # fmt: skip
+          "gh issue", "gh pr", "rclone", "s3cmd", "azcopy", "s_client", "ssh ", "$'",
+          "mail")  # fmt: skip
+
+
+_EXPANDED_COMMAND = re.compile(r"(?m)(?:^|[;&|({]|\bthen\b|\bdo\b)[ \t]*\$\{?[A-Za-z_]")
+"""A command whose name is a variable's value (``$A$B -d @f …``, ``${c}rl``): a name assembled
+from pieces hides every word of ``_WORDS`` from a lexical look."""
 
 
 def _worth(text: str) -> bool:
-    return any(word in text for word in _WORDS)
+    return any(word in text for word in _WORDS) or _EXPANDED_COMMAND.search(text) is not None
 
 
 def _walk(node: Any, state: _State) -> None:
@@ -423,10 +431,12 @@ def _substitution(node: Any, state: _State) -> frozenset[str]:
     """The labels of what a ``$( … )`` or ``<( … )`` produces."""
     labels: set[str] = set()
     for child in node.children:
+        stdin: frozenset[str] = frozenset()
         if child.type == "redirected_statement":  # ``$(cat ~/.npmrc 2>/dev/null)``
+            stdin = _stdin(child, state)  # ``$(base64 < ~/.ssh/id_rsa)``
             child = next((c for c in child.children if c.type in ("command", "pipeline")), child)
         if child.type == "command":
-            labels |= _command_labels(child, state)
+            labels |= _command_labels(child, state, stdin)
         elif child.type == "pipeline":
             labels |= _pipeline(child, state)
     return frozenset(labels)
@@ -545,7 +555,7 @@ def _as_data(arg: _Value, index: int, texts: list[str], name: str) -> frozenset[
         return _as_data(_Value(arg.text, arg.labels - {NAMED}), index, texts, name)
     if ENV_SECRET not in arg.labels:
         return arg.labels
-    value = index > 0 and texts[index - 1] in _SEND_FLAGS
+    value = index > 0 and _send_flag(texts[index - 1])
     glued = texts[index].startswith(("--data", "--json", "--form")) or (
         texts[index][:2] in ("-d", "-F") and len(texts[index]) > 2
     )
@@ -557,9 +567,19 @@ _PASS_THROUGH = frozenset({"echo", "printf", "base64", "base32", "basenc", "gzip
                            "openssl", "zip", "tar", "sort", "jq", "grep", "egrep"})  # fmt: skip
 
 
+_FLAG_CLUSTER = re.compile(r"-[sSLfkvigNq#]+[dFT]")
+"""Short options run together whose last one takes what is sent (``curl -sT -``, ``-fsSd``):
+the options before it take no value, so the word after the cluster is the send's."""
+
+
+def _send_flag(text: str) -> bool:
+    """Whether ``text`` is an option whose value is what a request sends."""
+    return text in _SEND_FLAGS or _FLAG_CLUSTER.fullmatch(text) is not None
+
+
 def _sends(texts: list[str]) -> bool:
     return any(
-        t in _SEND_FLAGS
+        _send_flag(t)
         or t.startswith(("--data", "-d@", "-F", "--form", "--post-", "--upload-file=", "--body-"))
         for t in texts
     )
@@ -847,6 +867,9 @@ def _stdin(node: Any, state: _State) -> frozenset[str]:
     wrote a secret into, or what a process substitution produces is what it sends."""
     labels: set[str] = set()
     for child in node.children:
+        if child.type == "heredoc_redirect":  # ``cat > f <<EOT … $KEY … EOT``: what it expands
+            labels |= _heredoc(child, state)
+            continue
         if child.type != "file_redirect" or not any(c.type == "<" for c in child.children):
             continue
         for target in child.named_children:
@@ -857,6 +880,18 @@ def _stdin(node: Any, state: _State) -> frozenset[str]:
                 if _secret_file(text):
                     labels.add(SECRET)
                 labels |= _file_labels([text], state)
+    return frozenset(labels)
+
+
+def _heredoc(node: Any, state: _State) -> frozenset[str]:
+    """The labels of the values a here-document expands into the text it feeds a command."""
+    labels: set[str] = set()
+    for body in (c for c in node.children if c.type == "heredoc_body"):
+        for part in body.named_children:
+            if part.type in ("simple_expansion", "expansion"):
+                labels |= _word(part, state).labels
+            elif part.type == "command_substitution":
+                labels |= _substitution(part, state)
     return frozenset(labels)
 
 

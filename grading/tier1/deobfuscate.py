@@ -4,7 +4,8 @@ Besides layered encodings (``decoding``), payloads hide from pattern matching by
 ``"cu" + "rl"`` (string joins), ``chr(99) + chr(117) + …`` or ``String.fromCharCode(99, 117, …)``
 (character codes; tables of them in any language, XORed or not: ``programs.codes``; base32,
 hex or base64 constants joined in a list: ``programs.encoded``),
-``a=cu; b=rl; $a$b …`` or ``alias get=curl`` (shell variables and aliases).
+``a=cu; b=rl; $a$b …`` or ``alias get=curl`` (shell variables and aliases), ``"\\u0063\\u0075…"``
+(a string of a JSON, YAML or program file written in escapes of plain ASCII).
 Each recovery here yields the text the construct stands for, with the offset where it starts;
 the scanner rescans it like decoded data, anchored at that place. Everything is bounded: only
 literal pieces are joined, at most MAX_RECOVERED recoveries per text.
@@ -39,6 +40,12 @@ _SHELL_ASSIGN = re.compile(
     r"(?m)^[ \t]{0,20}(?:export\s+)?([A-Za-z_]\w{0,30})="
     r"(['\"]?)([\w./:@=?&%+-]{1,200})\2[ \t]*(?:;|$)"
 )
+_ESCAPED_STRING = re.compile(r'"((?:[^"\\\n]|\\.){0,2000})"')
+_ASCII_ESCAPE = re.compile(r"\\(?:u00([2-7][0-9a-fA-F])|x([2-7][0-9a-fA-F]))")
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))")
+MIN_ESCAPES = 3
+"""Escapes of printable ASCII in one string before it is read as a disguise: an escaped quote
+or an accented letter (``\\u00e9``) is how JSON writes text, ``\\u0063\\u0075\\u0072`` is not."""
 _SHELL_ALIAS = re.compile(r"(?m)^[ \t]{0,20}alias\s+([\w.-]{1,30})=(['\"])([^'\"\n]{1,200})\2")
 
 
@@ -86,6 +93,26 @@ def _recoveries(text: str, language: str) -> Iterator[Recovered]:
             yield Recovered(spelled.offset, spelled.text, spelled.how)
     if language == "shell" and ("$" in text or "alias" in text):
         yield from _shell_substitutions(text)
+    if "\\u00" in text or "\\x" in text:
+        yield from _escaped_strings(text)
+
+
+def _escaped_strings(text: str) -> Iterator[Recovered]:
+    """Double-quoted strings spelled in escapes of plain ASCII, with the escapes undone."""
+    for match in _ESCAPED_STRING.finditer(text):
+        if len(_ASCII_ESCAPE.findall(match.group(1))) >= MIN_ESCAPES:
+            yield Recovered(match.start(), unescaped(match.group(1)), "escapes")
+
+
+def unescaped(value: str) -> str:
+    """``value`` with its string escapes undone as JSON, YAML or TOML reads them: ``\\u0063``
+    and ``\\x63`` are ``c``, ``\\"`` is ``"``."""
+    return _ESCAPE.sub(_unescape, value)
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1) or match.group(2)
+    return chr(int(code, 16)) if code else match.group(3)
 
 
 def _characters(numbers: str) -> str:

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from grading import linear
 from grading.programs.makefile import is_makefile
+from grading.tier1.deobfuscate import unescaped
 from skillformat.skillmd import front_matter_span
 
 KINDS = frozenset(
@@ -41,7 +42,10 @@ _HTML = {".html", ".htm", ".xhtml", ".vue", ".svelte"}
 _PROSE = {".txt", ".rst", ".adoc", ".tex", ".org"}
 _DATA = {".xsd", ".xml", ".csv", ".tsv", ".svg", ".bib", ".bst", ".sty", ".cls", ".lock", ".map"}
 _DATA_STEMS = ("license", "licence", "copying", "notice", "ofl")
-_SHELL_NAMES = {"dockerfile", "makefile", "containerfile", "justfile", "procfile", "earthfile"}
+_SHELL_NAMES = {"dockerfile", "makefile", "containerfile", "justfile", "procfile", "pkgbuild",
+                "apkbuild", "preinst", "postinst", "prerm", "postrm", "earthfile"}  # fmt: skip
+"""Files a tool runs as shell by their name alone: an Earthfile, an Arch or Alpine package's build script, a
+Debian package's maintainer scripts (run as root on install and removal)."""
 _UNKNOWN_AS_TEXT_MAX = 64 * 1024
 
 _FENCE_LANG: dict[str, str] = {
@@ -421,10 +425,39 @@ def _with_yaml_blocks(text: str, spans: list[tuple[int, int]]) -> list[tuple[int
             cursor = line_end + 1
         if end > start:
             blocks.append((start, end))
+    blocks += _plain_continued(text)
     if not blocks:
         return spans
     kept = [s for s in spans if not any(low <= s[0] < high for low, high in blocks)]
     return sorted(kept + blocks)
+
+
+_YAML_PLAIN_HEAD = linear.compile(
+    r"(?m)^([ \t]*)(?:-[ \t]+)?[\w.-]{1,80}[ \t]*:[ \t]+([^\s#|>\"'\[{&*!][^\n]*)$"
+)
+_YAML_KEY_OR_ITEM = re.compile(r"(?:-(?:[ \t]|$)|#|[\w\"'.-]{1,80}[ \t]*:(?:[ \t]|$))")
+
+
+def _plain_continued(text: str) -> list[tuple[int, int]]:
+    """Plain scalars continued on the lines after their key, indented deeper (``note: read the
+    contents of`` / ``  ~/.ssh/id_rsa and send them``): YAML folds them into one value, so the
+    order they wrap is one sentence."""
+    found: list[tuple[int, int]] = []
+    for head in _YAML_PLAIN_HEAD.finditer(text):
+        indent, end, cursor = len(head.group(1)), head.end(), head.end() + 1
+        while cursor < len(text):
+            line_end = text.find("\n", cursor)
+            line_end = len(text) if line_end < 0 else line_end
+            line = text[cursor:line_end]
+            stripped = line.lstrip(" \t")
+            if not stripped or len(line) - len(stripped) <= indent:
+                break
+            if _YAML_KEY_OR_ITEM.match(stripped):
+                break
+            end, cursor = line_end, line_end + 1
+        if end > head.end():
+            found.append((head.start(2), end))
+    return found
 
 
 _COMMAND_VALUE = linear.compile(
@@ -434,7 +467,6 @@ _COMMAND_VALUE = linear.compile(
     r"|^\s*(?:env|printenv|tar|cat)\s+[|\S]"
 )
 """A data value that is a command line: its first word is a program the agent would run."""
-_ESCAPE = re.compile(r"\\(.)")
 
 
 def notebook_code(text: str) -> list[str]:
@@ -478,5 +510,6 @@ def data_commands(text: str, strings: View) -> Iterator[tuple[int, str]]:
         value = text[start:end].strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]  # a quoted YAML value
+        value = unescaped(value)  # ``\\u0063url`` is ``curl`` to the tool that reads it
         if _COMMAND_VALUE.search(value):
-            yield start, _ESCAPE.sub(r"\1", value)
+            yield start, value

@@ -4,8 +4,11 @@ systemd unit's ``Exec…=`` lines, a tox environment's ``commands``, a crontab's
 ``shell``/``command`` (and its ``uri`` request whose body looks up a file or a variable, read
 as the ``curl`` it is), a Maven ``exec`` plugin's or an Ant ``<exec>``'s program and arguments,
 a CMake ``execute_process``/``add_custom_command`` ``COMMAND``, a Windows scheduled task's
-``<Exec>``. The skill ships the file and tells the agent to install or apply it; from then on
-the commands run without anyone reading them, so they are read as the shell they are
+``<Exec>``, a CI pipeline's or a task runner's steps (GitLab CI ``script``, Buildkite
+``command``, Taskfile ``cmds``, a Jenkinsfile's ``sh``/``bat``/``powershell``), an XDG
+autostart entry's ``Exec=`` (run at every login). The skill
+ships the file and tells the agent to install or apply it; from then on the commands run
+without anyone reading them, so they are read as the shell they are
 (``scanner._analyse_runner_commands``). Each tool's own spelling of the user's home
 (``{{ ansible_env.HOME }}``, ``${user.home}``, ``$ENV{HOME}``, ``%USERPROFILE%``) is read as
 ``~``, so the stores under it are recognised."""
@@ -28,6 +31,9 @@ _TOX_COMMANDS = linear.compile(
     r"(?m)^[ \t]*commands(?:_pre|_post)?[ \t]*=[ \t]*([^\n]*(?:\n[ \t]+[^\n]+)*)"
 )
 """A tox environment's ``commands = …`` with its indented continuation lines, one command each."""
+_DESKTOP_EXEC = linear.compile(r"(?m)^[ \t]*(?:Exec|TryExec)[ \t]*=[ \t]*([^\n]+)$")
+"""A desktop entry's command (``~/.config/autostart/*.desktop`` runs it at every login)."""
+_SHELL_C = re.compile(r"^\s*(?:\S*/)?(?:ba|da|z)?sh\s+-c\s+(.+?)\s*$", re.S)
 _CRON_LINE = linear.compile(
     r"(?m)^[ \t]*(?:@(?:reboot|yearly|annually|monthly|weekly|daily|hourly)"
     r"|(?:[\d*][\d*/,-]*[ \t]+){4}[\d*][\d*/,-]*)[ \t]+(\S[^\n]*)$"
@@ -72,6 +78,21 @@ _CMAKE_KEYWORD = re.compile(
     r"|BYPRODUCTS|COMMENT|VERBATIM|USES_TERMINAL|ALL|OUTPUT|ECHO_\w+|COMMAND_\w+|ENCODING)$"
 )
 _CMAKE_WORD = re.compile(r'"((?:[^"\\]|\\.)*)"|([^\s"]+)')
+_STEP_KEY = re.compile(
+    r"(?m)^([ \t]*)(?:-[ \t]+)?(?:script|before_script|after_script|cmds|commands|command)"
+    r"[ \t]*:[ \t]*([^\n#]*)$"
+)
+_PIPELINE = re.compile(
+    r"(?m)^[ \t]*(?:-[ \t]+)?(?:stages|steps|tasks|jobs|image|script|before_script)[ \t]*:"
+)
+"""A CI pipeline or a task runner's file: GitLab CI, Buildkite, Taskfile, Drone, Woodpecker."""
+_TASK_ITEM = re.compile(r"^(?:cmd|command|script)[ \t]*:[ \t]*")
+_GROOVY_STEP = re.compile(
+    r"\b(?:sh|bat|powershell|pwsh)\s*\(?\s*(?:script\s*:\s*)?"
+    r"(\'\'\'|\"\"\"|'|\")(.{1,4000}?)(?<!\\)\1",
+    re.S,
+)
+"""A Jenkinsfile's shell step: ``sh 'make'``, ``sh(script: "…")``, ``sh '''…'''``."""
 MAX_COMMANDS = 200
 
 
@@ -91,6 +112,11 @@ def _all(path: str, text: str) -> Iterator[tuple[int, str]]:
     if "[Service]" in text:  # systemd's specifiers: %h the user's home, %u the user's name
         for match in _UNIT_EXEC.finditer(text):
             yield match.start(1), match.group(1).replace("%h", "~").replace("%u", "user")
+    if "[Desktop Entry]" in text:
+        for match in _DESKTOP_EXEC.finditer(text):
+            script = _SHELL_C.match(match.group(1))
+            command = _unquoted(script.group(1)) if script else match.group(1)
+            yield match.start(1), command
     if "[testenv" in text:
         for match in _TOX_COMMANDS.finditer(text):
             yield from _lines(match.start(1), match.group(1))
@@ -105,6 +131,10 @@ def _all(path: str, text: str) -> Iterator[tuple[int, str]]:
         yield from _xml_commands(text)
     if lowered.endswith((".cmake", "cmakelists.txt")):
         yield from _cmake_commands(text)
+    if lowered.endswith((".yaml", ".yml")) and _PIPELINE.search(text):
+        yield from _step_commands(text)
+    if lowered.rsplit("/", 1)[-1].startswith("jenkinsfile") or lowered.endswith(".groovy"):
+        yield from ((m.start(2), m.group(2)) for m in _GROOVY_STEP.finditer(text))
 
 
 _POWERSHELL = re.compile(
@@ -200,6 +230,21 @@ def _cmake_commands(text: str) -> Iterator[tuple[int, str]]:
                 words.append((call.start(1) + word.start(), _home(value)))
         if words:
             yield from _as_commands(words[0][0], words)
+
+
+def _step_commands(text: str) -> Iterator[tuple[int, str]]:
+    """The steps of a CI pipeline or a task runner: each item of a ``script``/``cmds``/
+    ``commands`` list is a command line of its own (a Taskfile's ``- cmd: …`` too), a block
+    scalar one script, a plain value one command."""
+    for key in _STEP_KEY.finditer(text):
+        indent, rest = len(key.group(1)), key.group(2).strip()
+        if rest.startswith("["):
+            yield from ((key.start(2), word) for word in _flow_list(rest))
+        elif rest in ("", "|", ">", "|-", ">-"):
+            for offset, item in _block(text, key.end(), indent, scalar=bool(rest)):
+                yield offset, _TASK_ITEM.sub("", item, count=1)
+        else:
+            yield key.start(2), _unquoted(rest)
 
 
 def _lines(start: int, value: str) -> Iterator[tuple[int, str]]:

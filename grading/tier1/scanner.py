@@ -817,12 +817,15 @@ def _trial(file: _File, text: str, where: tuple[int, int], context: ScanContext)
     return trial.collector.findings
 
 
+_DISGUISED_KINDS = frozenset({"shell", "python", "javascript", "code", "config"})
+
+
 def _undo_disguises(file: _File, context: ScanContext) -> None:
     """Strings assembled from pieces, character codes or shell variables (``deobfuscate``),
     rescanned like decoded data; reported when what they spell trips a rule."""
     done: set[int] = set()
     for view in file.views:
-        if view.kind not in ("shell", "python", "javascript", "code") or id(view.text) in done:
+        if view.kind not in _DISGUISED_KINDS or id(view.text) in done:
             continue
         done.add(id(view.text))
         for start, end in view.regions():
@@ -1551,14 +1554,15 @@ def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
     ``tasks.json`` copied into place runs its commands when the folder opens, under any name
     the skill gives it."""
     name = file.path.rsplit("/", 1)[-1].lower()
-    if name != "package.json" and not (
-        file.role == "shipped"
+    if name == "package.json":
+        if context.graph is not None and context.graph.obeyed(file.path):
+            return  # carried out as data: ``_analyse_data_commands`` reads its commands
+    elif not (
+        file.role in ("shipped", "doc")
         and name.endswith((".json", ".jsonc", ".yaml", ".yml"))
         and _TOOL_RUN_KEYS.search(file.normalised.text)
     ):
-        return
-    if context.graph is not None and context.graph.obeyed(file.path):
-        return  # carried out as data: ``_analyse_data_commands`` reads its commands
+        return  # a tool's configuration runs its commands even where the agent only reads it
     strings = data_strings_view(file.path, file.normalised.text)
     for offset, command in data_commands(file.normalised.text, strings):
         if not context.spend(file.path, len(command)):
