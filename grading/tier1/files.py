@@ -44,8 +44,8 @@ _DATA = {".xsd", ".xml", ".csv", ".tsv", ".svg", ".bib", ".bst", ".sty", ".cls",
 _DATA_STEMS = ("license", "licence", "copying", "notice", "ofl")
 _SHELL_NAMES = {"dockerfile", "makefile", "containerfile", "justfile", "procfile", "pkgbuild",
                 "apkbuild", "preinst", "postinst", "prerm", "postrm", "earthfile"}  # fmt: skip
-"""Files a tool runs as shell by their name alone: an Earthfile, an Arch or Alpine package's build script, a
-Debian package's maintainer scripts (run as root on install and removal)."""
+"""Files a tool runs as shell by their name alone: an Earthfile, an Arch or Alpine package's build
+script, a Debian package's maintainer scripts (run as root on install and removal)."""
 _UNKNOWN_AS_TEXT_MAX = 64 * 1024
 
 _FENCE_LANG: dict[str, str] = {
