@@ -26,7 +26,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import re2
 
@@ -81,12 +80,12 @@ class Lexicon:
     by_class: dict[str, tuple[tuple[str, linear.LinearPattern], ...]]
     """class → (language, pattern) of each of its languages: ``hits`` is asked about one class
     at a time, thousands of times on a long text, and should not walk every pair for it."""
-    together: tuple[tuple[Any, tuple[tuple[str, str], ...], bool], ...]
-    """Per language, its patterns at once (the binding's own set object, see ``_compiled``),
-    the (class, language) pair of each, and whether every term of the language holds a letter
-    outside ASCII (Japanese, Korean): which pairs a text holds, in one pass per language — none
-    for such a language when the text is ASCII, which no term of it can match."""
-    screens: dict[str, Any]
+    together: tuple[tuple[re2.Set, tuple[tuple[str, str], ...], bool], ...]
+    """Per language, its patterns at once, the (class, language) pair of each, and whether
+    every term of the language holds a letter outside ASCII (Japanese, Korean): which pairs a
+    text holds, in one pass per language — none for such a language when the text is ASCII,
+    which no term of it can match."""
+    screens: dict[str, re2.Set]
     """class → one RE2 set of its languages' patterns, in ``by_class`` order, and last an empty
     pattern: which of its languages have a term in a text, in one pass. ``hits`` searches only
     those for positions — a class is asked about a whole file's text, and one pass of a set
@@ -199,31 +198,26 @@ def lexicon() -> Lexicon:
     return Lexicon(patterns, by_class, together, screens, version)
 
 
-def _set(sources: Iterable[str]) -> Any:
+def _set(sources: Iterable[str]) -> re2.Set:
     """An RE2 set of ``sources`` and, last, the empty pattern (see ``Lexicon.screens``)."""
-    return _compiled((*sources, ""))
-
-
-def _compiled(sources: Iterable[str]) -> Any:
-    """An RE2 set of ``sources``: the binding's own set object behind its Python wrapper, whose
-    ``Match`` on bytes returns the matching indices (a list, empty when none) without the
-    wrapper's type test and ``or None`` — called twenty-odd times a region (``google-re2`` is
-    pinned, as for ``linear``)."""
     patterns = re2.Set.SearchSet(_SET_OPTIONS)
-    for source in sources:
+    for source in (*sources, ""):
         patterns.Add(source.encode("utf-8"))
     patterns.Compile()
-    return patterns._set
+    return patterns
 
 
 def _sets_by_language(
     sources: dict[tuple[str, str], str], ascii_bound: set[str]
-) -> tuple[tuple[Any, tuple[tuple[str, str], ...], bool], ...]:
+) -> tuple[tuple[re2.Set, tuple[tuple[str, str], ...], bool], ...]:
     languages = sorted({language for _, language in sources})
     together = []
     for language in languages:
         keys = tuple(key for key in sources if key[1] == language)
-        patterns = _compiled(sources[key] for key in keys)
+        patterns = re2.Set.SearchSet(_SET_OPTIONS)
+        for key in keys:
+            patterns.Add(sources[key].encode("utf-8"))
+        patterns.Compile()
         together.append((patterns, keys, language not in ascii_bound))
     return tuple(together)
 
@@ -242,14 +236,12 @@ def matched(text: str) -> frozenset[tuple[str, str]]:
     """The (class, language) pairs with at least one term in ``text`` (lower-cased)."""
     data = text.encode("utf-8")
     ascii = len(data) == len(text)
-    found: list[tuple[str, str]] = []
-    for patterns, keys, outside_ascii in lexicon().together:
-        if not (ascii and outside_ascii):
-            found.extend(keys[i] for i in patterns.Match(data))
     return frozenset(
-        pair
-        for pair in found
-        if pair[1] not in _COMPOUNDS or next(pair_hits(pair, text), None) is not None
+        keys[i]
+        for patterns, keys, outside_ascii in lexicon().together
+        if not (ascii and outside_ascii)
+        for i in patterns.Match(data) or ()  # None when nothing matches
+        if keys[i][1] not in _COMPOUNDS or next(pair_hits(keys[i], text), None) is not None
     )
 
 
@@ -292,7 +284,7 @@ def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[
     every = lexicon().by_class.get(name, ())
     if not every:
         return found
-    held = set(lexicon().screens[name].Match(linear.subject(text).data))
+    held = set(lexicon().screens[name].Match(linear.subject(text).data) or ())
     gave_up = len(every) not in held
     for index, (language, pattern) in enumerate(every):
         if not (gave_up or index in held) or not applies(language, languages):
