@@ -86,10 +86,12 @@ class Lexicon:
     every term of the language holds a letter outside ASCII (Japanese, Korean): which pairs a
     text holds, in one pass per language — none for such a language when the text is ASCII,
     which no term of it can match."""
-    ascii_blind: frozenset[tuple[str, str]]
-    """The (class, language) pairs every term of which holds a letter outside ASCII (the
-    Russian terms of a class with no loanword): none matches an ASCII text, so ``hits`` does
-    not search one for them."""
+    screens: dict[str, re2.Set]
+    """class → one RE2 set of its languages' patterns, in ``by_class`` order, and last an empty
+    pattern: which of its languages have a term in a text, in one pass. ``hits`` searches only
+    those for positions — a class is asked about a whole file's text, and one pass of a set
+    costs what one language's search does, of twenty-odd. A result without the empty pattern's
+    index means the set's automaton gave up (its memory budget): every language is searched."""
     version: str
 
 
@@ -218,7 +220,6 @@ def lexicon() -> Lexicon:
     raw = strictyaml.load(LEXICON_FILE.read_text(encoding="utf-8"))
     sources: dict[tuple[str, str], str] = {}
     ascii_bound: set[str] = set()  # languages with a term that can match ASCII text
-    ascii_blind: set[tuple[str, str]] = set()
     for name, by_language in raw["classes"].items():
         neutral = [str(t) for t in by_language.get(NEUTRAL) or ()]
         for language, terms in by_language.items():
@@ -228,8 +229,6 @@ def lexicon() -> Lexicon:
             variants = (v for term in terms for v in _variants(str(term), language))
             if not all(_outside_ascii(variant) for variant in variants):
                 ascii_bound.add(language)
-            elif language != TRANSLITERATED:  # its terms are also spelled in Latin letters
-                ascii_blind.add((name, language))
         ending = [t for t in neutral if t[-1:].isalnum()]
         other = [t for t in neutral if not t[-1:].isalnum()]
         if ending:
@@ -243,7 +242,20 @@ def lexicon() -> Lexicon:
         by_class[name] = (*by_class.get(name, ()), (language, pattern))
     ascii_bound.update(language for _, language in sources if language.startswith(NEUTRAL))
     together = _sets_by_language(sources, ascii_bound)
-    return Lexicon(patterns, by_class, together, frozenset(ascii_blind), version)
+    screens = {
+        name: _set(sources[(name, language)] for language, _ in pairs)
+        for name, pairs in by_class.items()
+    }
+    return Lexicon(patterns, by_class, together, screens, version)
+
+
+def _set(sources: Iterable[str]) -> re2.Set:
+    """An RE2 set of ``sources`` and, last, the empty pattern (see ``Lexicon.screens``)."""
+    patterns = re2.Set.SearchSet(_SET_OPTIONS)
+    for source in (*sources, ""):
+        patterns.Add(source.encode("utf-8"))
+    patterns.Compile()
+    return patterns
 
 
 def _sets_by_language(
@@ -320,9 +332,13 @@ def pair_hits(pair: tuple[str, str], text: str) -> Iterator[tuple[int, int]]:
 def hits(name: str, text: str, languages: frozenset[str] | None = None) -> list[tuple[int, int]]:
     """(start, end) of every term of class ``name`` in ``text`` (lower-cased), in order."""
     found: list[tuple[int, int]] = []
-    blind = lexicon().ascii_blind if text.isascii() else frozenset()
-    for language, pattern in lexicon().by_class.get(name, ()):
-        if not applies(language, languages) or (name, language) in blind:
+    every = lexicon().by_class.get(name, ())
+    if not every:
+        return found
+    held = set(lexicon().screens[name].Match(linear.subject(text).data) or ())
+    gave_up = len(every) not in held
+    for index, (language, pattern) in enumerate(every):
+        if not (gave_up or index in held) or not applies(language, languages):
             continue
         for match in pattern.finditer(text):
             if not _inside_compound(language, text, match.start(1)):

@@ -20,7 +20,7 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from grading import linear
+from grading import linear, strictyaml
 from grading.bundle import applied, lexicon
 from grading.linear import LinearPattern
 from grading.programs import encoded, routing
@@ -829,24 +829,34 @@ def test_a_language_skipped_on_ascii_text_matches_none(text: str) -> None:
         assert not patterns.Match(text.lower().encode("utf-8"))
 
 
-_BLIND = sorted(lexicon.lexicon().ascii_blind)
-
-
-@given(
-    st.text(alphabet=st.characters(max_codepoint=127), max_size=200),
-    st.sampled_from(_BLIND),
+_LEXICON = strictyaml.load(lexicon.LEXICON_FILE.read_text("utf-8"))
+_TERMS = sorted(
+    {
+        str(term).replace("*", "")
+        for by_language in _LEXICON["classes"].values()
+        for terms in by_language.values()
+        for term in terms or ()
+    }
 )
+_TERM_TEXT = st.lists(st.sampled_from(_TERMS) | st.text(max_size=6), max_size=12).map(" ".join)
+
+
+@given(_TERM_TEXT, st.sampled_from(sorted(lexicon.lexicon().by_class)))
 @settings(max_examples=300, deadline=None)
-def test_a_class_and_language_skipped_on_ascii_text_match_none(
-    text: str, pair: tuple[str, str]
+def test_hits_of_the_languages_a_class_set_names_are_every_languages_hits(
+    text: str, name: str
 ) -> None:
-    """What lets ``hits`` skip a class's terms of one language on ASCII text: each holds a
-    letter outside ASCII (Russian, spelled also in Latin letters, is never skipped)."""
-    assert all(language != "ru" for _, language in _BLIND)
-    assert not list(lexicon.lexicon().patterns[pair].finditer(text.lower()))
-    every = lexicon.lexicon().by_class[pair[0]]
-    unskipped = sorted(m.span(1) for _, pattern in every for m in pattern.finditer(text.lower()))
-    assert lexicon.hits(pair[0], text.lower()) == unskipped
+    """What lets ``hits`` search only the languages its class's set names in a text: every
+    other language's pattern finds nothing there (words of every language, run together)."""
+    lowered = text.lower()
+    every = lexicon.lexicon().by_class[name]
+    unscreened = sorted(
+        m.span(1)
+        for language, pattern in every
+        for m in pattern.finditer(lowered)
+        if not lexicon._inside_compound(language, lowered, m.start(1))
+    )
+    assert lexicon.hits(name, lowered) == unscreened
 
 
 def _rebuilt_every_line(text: str) -> list[tuple[int, str]]:
