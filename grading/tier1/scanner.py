@@ -862,8 +862,11 @@ and stays weighed as declared."""
 _CAPTION_REACH = 300
 _CREATED_WITH = re.compile(
     r"\b(?:create|generate|make)\w{0,2}\b[^\n]{0,120}\bwith\s+(?:the\s+following|this|these)\b"
+    r"|^\W{0,3}(?:create|generate)\b"
 )
-""""Create a CLAUDE.md file in the project root with the following content:"."""
+""""Create a CLAUDE.md file in the project root with the following content:", or a caption that
+opens with the order to create the file ("Create `SOUL.md` in the project root:") — the block
+after its colon is what the file will hold."""
 
 
 def _planted_blocks(file: _File, fences: set[tuple[int, int]]) -> set[tuple[int, int]]:
