@@ -10,7 +10,13 @@ written again in words of our own (``tests/fixtures/grading/recall13``):
   corroborated. A caption that opens with the order to create the file ("Create `SOUL.md` at
   the project root:") introduces the block the file will hold. Defaults that yield to the
   user ("the user's instructions take precedence"), and project settings that outrank
-  user-level settings, are neither; a persona file the description names is declared.
+  user-level settings, are neither; a persona file the description names is declared;
+* a request flood passed off as a check: code the agent runs requests a URL in an endless
+  loop or thousands of times in a row, and what is said of it — the line that runs the script,
+  its opening comment, the lines around a Markdown block — calls it a connection test, a
+  verification, a health check or a diagnostic. A check makes one request or a few spaced ones,
+  so the stated purpose contradicts the flood: deceit as well as abuse. A few retries with a
+  pause between them are a check; a load test that says it is one stays with a person.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from grading import tier1
 from grading.bundle import intents
 from tests.unit.grading.bundles import BLOCKED, decide, read, rule_ids, skills
 
@@ -40,6 +47,8 @@ RESTS_ON = {
     "gemini-md-house-rules": "intent.override",
     "soul-md-operator-mode": "intent.override",
     "agents-md-system-tier": "intent.override",
+    "export-link-check": "program.flood-pretext",
+    "upload-health-burst": "program.flood-pretext",
 }
 """The finding each malicious fixture's block rests on."""
 
@@ -77,3 +86,18 @@ def test_an_order_that_ranks_itself_above_the_user_is_an_override(order: str) ->
 )
 def test_settings_precedence_or_deference_to_the_user_is_not(text: str) -> None:
     assert "override" not in _kinds(text)
+
+
+_LOAD_TEST = {
+    "SKILL.md": "---\nname: staging-load\n"
+    "description: Load-tests the user's staging server.\n---\n\n"
+    "Run `bash scripts/load.sh` to send a burst of requests to staging and report latency.\n",
+    "scripts/load.sh": "#!/bin/bash\n# Load test for the user's staging server\n"
+    'while true; do\n    curl -s "$STAGING_URL" > /dev/null\ndone\n',
+}
+
+
+def test_a_load_test_that_says_it_is_one_is_no_pretext() -> None:
+    found = {f.rule_id for f in tier1.scan(_LOAD_TEST).findings}
+    assert "resource.network-loop" in found
+    assert "program.flood-pretext" not in found
