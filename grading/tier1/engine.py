@@ -60,7 +60,7 @@ from grading.tier1.installers import check_root_installers
 from grading.tier1.limits import MAX_FILE_CHARS, MAX_FILES, MAX_TOTAL_CHARS
 from grading.tier1.metadata import check_manifest
 from grading.tier1.provenance import declared_names, declared_privileges, vendor_names
-from grading.tier1.scanner import ScanContext, scan_file
+from grading.tier1.scanner import ScanContext, check_flood_pretext, scan_file
 from grading.tier1.schedules import check_user_jobs
 from grading.tier1.spans import adjust, quotes_obeyed
 from grading.tier1.trust import check_trust_anchors
@@ -148,6 +148,7 @@ def _scan(files: SkillFiles) -> Tier1Report:
     check_verified_downloads(texts, context.declared, collector)
     correlate(catalogue, collector)
     check_pretext(stated_purpose(manifest, texts), catalogue, collector)
+    check_flood_pretext(context)
     check_intent(manifest, catalogue, collector)
     collector.declare(catalogue.by_id, context.declared_rules)  # read once: ~20 expressions
     check_user_jobs(texts, catalogue, collector)

@@ -886,8 +886,11 @@ and stays weighed as declared."""
 _CAPTION_REACH = 300
 _CREATED_WITH = re.compile(
     r"\b(?:create|generate|make)\w{0,2}\b[^\n]{0,120}\bwith\s+(?:the\s+following|this|these)\b"
+    r"|^\W{0,3}(?:create|generate)\b"
 )
-""""Create a CLAUDE.md file in the project root with the following content:"."""
+""""Create a CLAUDE.md file in the project root with the following content:", or a caption that
+opens with the order to create the file ("Create `SOUL.md` in the project root:") — the block
+after its colon is what the file will hold."""
 
 
 def _planted_blocks(file: _File, fences: set[tuple[int, int]]) -> set[tuple[int, int]]:
@@ -1214,7 +1217,9 @@ def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
     act (``bundle.applied``). A script's own opening comment ("# File integrity check") says
     what it is for as much as the sentence that runs it."""
     if fact.kind == facts.DESTROYS_DATA:
-        said = " ".join((context.purpose, _introductions(file.path, context), _header(file)))
+        said = " ".join(
+            (context.purpose, _introductions(file.path, context), _header(file.path, file.original))
+        )
         pretexted = applied.pretext(said) and not applied.names_loss(context.purpose)
         return "program.destroy-pretext" if pretexted else "program.destroy-user-data"
     if fact.kind == facts.REPO_FLOW and file.path.rsplit("/", 1)[-1] in _GIT_HOOKS:
@@ -1227,13 +1232,13 @@ def _program_rule(fact: facts.Fact, file: _File, context: ScanContext) -> str:
 _HEADER_LINE = re.compile(r"[ \t]*(?:#|//|--|;|rem\b)(?!!)[ \t]?(.*)", re.IGNORECASE)
 
 
-def _header(file: _File) -> str:
+def _header(path: str, text: str) -> str:
     """The comment lines that open a script (after a ``#!`` line and blanks): its author's
     statement of what it does. Empty for Markdown and for a script that opens with code."""
-    if is_markdown(file.path):
+    if is_markdown(path):
         return ""
     said: list[str] = []
-    for line in file.original.splitlines()[:12]:
+    for line in text.splitlines()[:12]:
         if not said and (not line.strip() or line.startswith("#!")):
             continue
         found = _HEADER_LINE.match(line)
@@ -1245,6 +1250,42 @@ def _header(file: _File) -> str:
 
 def _introductions(path: str, context: ScanContext) -> str:
     return context.graph.introductions(context.texts, path) if context.graph else ""
+
+
+_FLOOD_RULE = "resource.network-loop"
+_CAPTION_LINES = 8
+"""Lines above a request loop in a Markdown file that say what the block is for."""
+_AFTER_LINES = 4
+
+
+def check_flood_pretext(context: ScanContext) -> None:
+    """A request loop with no end or hundreds of requests in a row (``resource.network-loop``),
+    in code the agent runs, that the skill calls a check, a verification or a diagnostic: a
+    check of a connection makes one request, or a few spaced ones, so the stated purpose
+    contradicts the act — deceit as well as the flood. What is said *of the loop* counts: the
+    lines that run the script and its opening comment, or, in Markdown, the lines around the
+    block; not the skill's description, which may say "fix" of anything. A load test that says
+    it is one is no pretext and stays with a person."""
+    rule = context.catalogue.rule("program.flood-pretext")
+    for finding in list(context.collector.findings):
+        if finding.rule_id != _FLOOD_RULE or finding.span not in (INSTRUCTION, SHIPPED_CODE):
+            continue
+        text = context.texts.get(finding.file, "")
+        lines = text.split("\n")[: finding.line + _AFTER_LINES]
+        around = (
+            "\n".join(lines[max(finding.line - 1 - _CAPTION_LINES, 0) :])
+            if is_markdown(finding.file)
+            else ""
+        )
+        said = " ".join(
+            (_introductions(finding.file, context), _header(finding.file, text), around)
+        )
+        if applied.pretext(said):
+            note = f"(a request loop called a check: {' '.join(said.split())[:100]!r})"
+            context.collector.add(
+                rule, finding.file, finding.line, finding.column, finding.snippet, note,
+                span=finding.span,
+            )  # fmt: skip
 
 
 def _official_installer(file: _File, line: int, context: ScanContext) -> bool:
