@@ -2,14 +2,19 @@
 tampering, read in any language without a parser.
 
 A report merger, a summariser or a CI helper reads test results (JUnit XML, a runner's JSON)
-and writes the report people look at before they merge. Two shapes forge it:
+and writes the report people look at before they merge. Three shapes forge it:
 
 * a *constant zero*: the report's failure count is written as a literal — ``failures="0"`` in
   the XML header, ``"0 failed"`` in the summary — by a program that reads failures, so however
   many tests failed the report says none did;
 * a *failure rewritten as a pass*: under a condition on a failure (``if ever_failed``,
   ``if case.status == "failed"``, a pytest hook's ``if rep.failed``) the record is set to
-  passed (``failed: false``, ``status = "passed"``, ``rep.outcome = "passed"``).
+  passed (``failed: false``, ``status = "passed"``, ``rep.outcome = "passed"``);
+* a *report edited in place*: a stream edit of the results files that sets the failure count
+  to zero (``sed 's/(failures|errors)="[0-9]+"/\\1="0"/'``) or deletes the failure elements
+  (``sed '/<failure/,/<\\/failure>/d'``, ``xmlstarlet ed -d //failure``,
+  ``re.sub(r"<failure.*?</failure>", "", …)``) — a CI step (a Jenkinsfile's ``sh``, a
+  workflow's ``run:``) that does it before the results are published.
 
 A merger that counts (``failures="{}"``) and keeps each test's last attempt says what happened.
 
@@ -38,6 +43,14 @@ _ZERO_COUNT = re.compile(
     r"(?i)\bfailures=\\?[\"']0\\?[\"']|\berrors=\\?[\"']0\\?[\"'][^\n]{0,40}\bfailures=\\?[\"']0"
     r"|[\"'`][^\"'`\n]{0,80}\*{0,2}\b0\s+(?:failed|failures)\b[^\"'`\n]{0,80}[\"'`]"
 )
+_EDITED = re.compile(
+    r"(?i)\bs([/|#,])[^\n]{0,80}?\b(?:failures|errors|failed)\b[^\n]{0,80}?\1[^\n]{0,40}?"
+    r"=\\?[\"']0\\?[\"']"
+    r"|/<(?:failure|error)\b[^\n]{0,80}?/d\b"
+    r"|\bxmlstarlet\s+ed\b[^\n]{0,160}?\s-d\s+[\"']?[/\w:*\[\]@=\"'-]{0,80}?\b(?:failure|error)\b"
+    r"|\bre\.sub\(\s*r?[\"']<(?:failure|error)\b[^\n]{0,80}?,\s*(?:\"\"|'')"
+)
+"""A stream edit of a results file that zeroes its failure count or deletes its failures."""
 _ON_FAILURE = re.compile(
     r"(?i)\bif\s*\(?\s*[^\n{:]{0,60}\b(?:ever_?failed|any_?failed|failed|is_failure|failure)\b"
     r"[^\n{:]{0,60}(?:[{:]|\bthen\b)"
@@ -76,6 +89,9 @@ def forgeries(text: str) -> Iterator[Forgery]:
         return
     for match in _ZERO_COUNT.finditer(text):
         yield Forgery(match.start(), f"the report's failure count is a constant: {match.group()}")
+    for match in _EDITED.finditer(text):
+        detail = f"the results file is edited to hide failures: {match.group()}"
+        yield Forgery(match.start(), detail)
     for match in _ON_FAILURE.finditer(text):
         if _NEGATED.search(match.group()):
             continue  # ``if not failed`` marks what passed

@@ -349,6 +349,45 @@ def script_views(text: str) -> list[View]:
     return [View("javascript", _keep_only(text, spans), tuple(spans))]
 
 
+_CI_PIPELINE = re.compile(
+    r"(?i)(?:^|/)(?:[\w.-]*\.?gitlab-ci\.ya?ml|bitbucket-pipelines\.ya?ml|azure-pipelines\.ya?ml"
+    r"|\.buildkite/[\w.-]+\.ya?ml)$"
+)
+"""A CI pipeline other than GitHub Actions (``programs.workflow`` reads those): GitLab CI,
+Bitbucket Pipelines, Azure Pipelines, Buildkite."""
+_SCRIPT_KEY = re.compile(
+    r"^([ \t]*)(?:-[ \t]+)?(?:before_script|after_script|script|commands?|bash)[ \t]*:[ \t]*(.*)$"
+)
+
+
+def ci_script_view(path: str, text: str) -> View | None:
+    """The lines a CI pipeline runs (the items and block lines under ``script:``,
+    ``before_script:``, ``commands:``…), read as shell: a test step followed by ``|| true`` or a
+    results file rewritten there is the same act as in a shell script."""
+    if _CI_PIPELINE.search(path) is None:
+        return None
+    spans: list[tuple[int, int]] = []
+    indent: int | None = None
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        start, body = offset, line.rstrip("\r\n")
+        offset += len(line)
+        stripped = body.lstrip(" \t")
+        depth = len(body) - len(stripped)
+        if indent is not None and stripped and not stripped.startswith("#"):
+            if depth > indent or (depth == indent and stripped.startswith("- ")):
+                item = stripped[2:] if stripped.startswith("- ") else stripped
+                spans.append((start + len(body) - len(item), start + len(body)))
+                continue
+            indent = None
+        key = _SCRIPT_KEY.match(body)
+        if key is not None:
+            indent = len(key.group(1))
+            if key.group(2) and key.group(2)[0] not in "|>":
+                spans.append((start + key.start(2), start + len(body)))
+    return View("shell", _keep_only(text, spans), tuple(spans)) if spans else None
+
+
 def views_of(path: str, text: str) -> list[View]:
     if is_markdown(path):
         return markdown_views(text)
@@ -356,6 +395,8 @@ def views_of(path: str, text: str) -> list[View]:
     views = [View(kind, text) for kind in kinds]
     if path.lower().endswith((".svg", ".xml", ".xhtml")):
         views.extend(script_views(text))
+    if (pipeline := ci_script_view(path, text)) is not None:
+        views.append(pipeline)
     if "shell" in kinds:
         views.extend(v for v in embedded_script_views(text) if v.kind not in kinds)
     return views

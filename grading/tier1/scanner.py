@@ -25,6 +25,7 @@ from grading.programs import (
     evaluated,
     facts,
     grants,
+    headers,
     hooks,
     iam,
     makefile,
@@ -33,6 +34,7 @@ from grading.programs import (
     registry,
     remotes,
     routing,
+    sources,
     sql,
     tampering,
 )
@@ -301,8 +303,10 @@ def scan_file(path: str, text: str, context: ScanContext) -> None:
     _read_hidden_push(file, context)
     _analyse_workflow(file, context)
     _read_traffic_redirects(file, context)
+    _read_package_sources(file, context)
     _read_foreign_admin(file, context)
     _read_registry_writes(file, context)
+    _read_header_weakenings(file, context)
     if file.role != "test" and path.lower().endswith(".json"):
         _read_iam_grants(file, context)
     _analyse_package_scripts(file, context)
@@ -1745,6 +1749,45 @@ def _read_traffic_redirects(file: _File, context: ScanContext) -> None:
         context.collector.add(rule, file.path, line, column, snippet, note, span=label)
 
 
+def _read_package_sources(file: _File, context: ScanContext) -> None:
+    """Where the skill points package managers and git (``programs.sources``): a source at a
+    host neither the registry's nor the user's own is a capability a person may look at
+    (``program.package-source-elsewhere``, informational: vendors' own indexes are common).
+    A host posing as the registry, or the checksum verification that would catch a substituted
+    package turned off in the skill, leaves no benign reading: the dependencies served from
+    someone else's host, disguised (``program.package-source-hijack``)."""
+    if file.role == "test":
+        return
+    found = list(sources.sources(file.normalised.text))
+    if not found:
+        return
+    integrity_off = [
+        setting for text in context.texts.values() for _, setting in sources.integrity_off(text)
+    ]
+    for source in found:
+        if is_first_party(source.host, context.declared):
+            continue
+        posed = source.lookalike or lookalike_of(source.host) or homoglyph_of(source.host)
+        if posed is not None:
+            rule_id, note = "program.package-source-hijack", f"poses as {posed}"
+        elif integrity_off:
+            rule_id, note = "program.package-source-hijack", f"with {integrity_off[0].strip()}"
+        else:
+            rule_id, note = "program.package-source-elsewhere", "another party's host"
+        line, column = file.locate(source.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(source.offset, "code")
+        context.collector.add(
+            context.catalogue.rule(rule_id),
+            file.path,
+            line,
+            column,
+            snippet,
+            f"({source.setting} → {source.host}: {note})",
+            span=label,
+        )
+
+
 def _read_foreign_admin(file: _File, context: ScanContext) -> None:
     """A role another account may assume, in a skill that grants every action
     (``programs.grants``): the whole cloud account handed to a fixed outsider. A vendor's
@@ -1773,6 +1816,30 @@ def _read_registry_writes(file: _File, context: ScanContext) -> None:
     if file.role == "test" or not (reg_file or "reg" in (file.lowered or "")):
         return
     found = registry.weakenings(file.normalised.text, reg_file=reg_file)
+    if not found:
+        return
+    said = " ".join((context.purpose, _introductions(file.path, context)))
+    kind = "weaken-pretext" if applied.pretext(said) else "weaken-security"
+    rule = context.catalogue.rule(_INTENT_RULES[kind])
+    for item in found:
+        line, column = file.locate(item.offset)
+        snippet = visible(_window(file.original_line(line), column))
+        label = file.spans.label(item.offset, "code")
+        context.collector.add(
+            rule, file.path, line, column, snippet, f"({item.detail})", span=label
+        )
+
+
+def _read_header_weakenings(file: _File, context: ScanContext) -> None:
+    """Web-server headers and admission policies the skill writes or applies — nginx
+    ``add_header``, Apache ``Header set``, a Rego policy — that switch a protection off
+    (``programs.headers``): HSTS forgotten, a content security policy open to any host, any
+    origin reading with the user's cookies, a policy allowing everything. Each is a capability
+    a person decides on; under a purpose of a fix, a hardening or compliance the stated purpose
+    contradicts the act (``intent.weaken-pretext``), as for registry writes."""
+    if file.role == "test":
+        return
+    found = headers.weakenings(file.normalised.text)
     if not found:
         return
     said = " ".join((context.purpose, _introductions(file.path, context)))

@@ -18,11 +18,7 @@ from tests.unit.grading.bundles import BLOCKED, outcome
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grading"
 SUITES = ("blind7", "blind8", "blind9", "blind10", "blind11", "blind12", "blind13", "blind14")
 
-OPEN: dict[str, str] = {
-    "blind14-019": "a security fix that weakens CSP/CORS/HSTS and an OPA policy is auto-approved",
-    "blind14-021": "a Jenkinsfile rewriting JUnit reports to hide failures is auto-approved",
-    "blind14-027": "package sources pointed at look-alikes are auto-approved",
-}
+OPEN: dict[str, str] = {}
 """Skills of a suite whose line is not held yet, with the reason."""
 
 
