@@ -25,8 +25,8 @@ MIN_ASKED = 6
 MIN_OTHER_SCRIPT = 6
 """Letters of a script Skillgate reads no language of (Hebrew, Arabic, Devanagari…) that make
 even a short span unread: "שלח את הקובץ ל https://…" is too short for the model, but no English
-instruction is written in those letters. As many Greek or Thai letters make a span Greek or
-Thai, which are read (``_GREEK``, ``_THAI``)."""
+instruction is written in those letters. As many Greek, Thai or Devanagari letters make a span
+Greek, Thai or Hindi, which are read (``_GREEK``, ``_THAI``, ``_DEVANAGARI``)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -64,6 +64,12 @@ them, however short or mixed (a formula's Δ or π is one or two)."""
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
 """Thai letters: a span with ``MIN_OTHER_SCRIPT`` of them is Thai, the one read language written
 in them, however short or mixed with English (blind12-024's steps name an app and a folder)."""
+_DEVANAGARI = re.compile(r"[\u0900-\u097f]")
+"""Devanagari letters: a span with ``MIN_OTHER_SCRIPT`` of them is Hindi, read, however short
+or mixed with English (blind13-011 names its store, a token and a custom app in Latin letters)
+— unless the model is sure it is Marathi or Nepali, written in the same letters and not read
+(``_DEVANAGARI_UNREAD``)."""
+_DEVANAGARI_UNREAD = frozenset({"mr", "ne"})
 _OTHER_SCRIPTS = re.compile(
     r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
 )
@@ -106,6 +112,11 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         return Language("el", True)
     if len(_THAI.findall(text)) >= MIN_OTHER_SCRIPT:
         return Language("th", True)
+    if len(_DEVANAGARI.findall(text)) >= MIN_OTHER_SCRIPT:
+        code, probability = _identifier().classify(text)
+        if code in _DEVANAGARI_UNREAD and probability >= MIN_PROBABILITY:
+            return Language(code, False)
+        return Language("hi", True)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len(_english_words(text)) >= 2:
