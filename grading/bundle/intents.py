@@ -64,9 +64,13 @@ _NEGATION_REACH = 48
 """Characters before a verb, within its clause, where a negation cancels it."""
 _NEGATION_AFTER_REACH = 8
 """Characters after a verb where a Japanese or Korean negation of it stands."""
-_POST_VERB = frozenset({"ja", "ko", "hi"})
-"""Languages that negate after the verb: Japanese and Korean always, Hindi after a noun made a
-verb by "करना" ("अनदेखा न करें", "हटाएँ नहीं")."""
+_POST_VERB = frozenset({"ja", "ko", "hi", "bn"})
+"""Languages that negate after the verb: Japanese, Korean and Bengali always ("পাঠাবেন না"),
+Hindi after a noun made a verb by "करना" ("अनदेखा न करें", "हटाएँ नहीं")."""
+_BENGALI_NEGATION_AFTER_REACH = 10
+"""Characters after a Bengali verb where its negation stands: after the light verb that follows
+a noun ("উপেক্ষা করবেন না", "don't ignore"), not as far as the next verb's ("… মুছে ফেলুন কিছু
+বলবেন না")."""
 _TURKISH_NEGATIVE = re.compile(
     r"m[ae](?:y[ıiuü]n(?:[ıiuü]z)?|d[ae]n|z|m[ae]l[ıi]|y[ae]c[ae]k\w*|d[ıi]\w*)?$|m[ıiuü]yor\w*$"
 )
@@ -114,7 +118,7 @@ _IRREVERSIBLE = re.compile(
     r"|copias de seguridad|cópias de segurança|备份|バックアップ|백업|本番|生产|운영"
     r"|back-ups|kopi\w* zapasow|yedek|produzion|productie|produkcyj|üretim"
     r"|sao lưu|môi trường production|dữ liệu production|cadangan|produksi"
-    r"|बैकअप|बैक-अप|प्रोडक्शन|उत्पादन"
+    r"|बैकअप|बैक-अप|प्रोडक्शन|उत्पादन|ব্যাকআপ|ব্যাক-আপ|প্রোডাকশন"
     r"|záloh|produkční|copii\w* de (?:rezervă|siguran)|producți|producţi"
     r"|biztonsági mentés|mentések|éles (?:adat|környezet)|produkciós|säkerhetskopi|backuper"
     r"|produktion|αντίγραφ\w* ασφαλείας|παραγωγ",
@@ -131,10 +135,12 @@ _DESTROY_REACH = 60
 _UNIT_BREAK = re.compile(r"\n[ \t]*(?:\n|(?=[-*+•|#>]|\d{1,3}[.)]\s))")
 _SENTENCE = re.compile(r"[.!?](?=\s)|[。！？।]")
 _CLAUSE_BREAK = re.compile(
-    r"[.;:!?,]\s|[。；：！？，、।]|\s(?:but|and then|then|however|और|तथा|फिर|लेकिन|तो)\s"
+    r"[.;:!?,]\s|[。；：！？，、।]"
+    r"|\s(?:but|and then|then|however|और|तथा|फिर|लेकिन|तो|এবং|আর|তারপর|কিন্তু)\s"
 )
 """Where a clause ends. Hindi negates right before its verb, at the clause's end: "और" ("and")
-starts the next clause ("पुष्टि न माँगें और बैकअप हटा दें": the deletion is ordered)."""
+starts the next clause ("पुष्टि न माँगें और बैकअप हटा दें": the deletion is ordered); Bengali
+negates after its verb, at the clause's end, and "এবং" ends that clause too."""
 URL = linear.compile(
     r"(?i)\b(?:https?|wss?|ftp)://([a-z0-9][a-z0-9.-]{0,252}\.[a-z]{2,24}|\d{1,3}(?:\.\d{1,3}){3})"
 )
@@ -242,7 +248,7 @@ _MANNER_REACH = 40
 ("quietly send", "delete …
 silently"): "fails silently" alone keeps nothing from anyone."""
 _SELF_NEGATED = re.compile(
-    r"^(?:don|do not|never|not|no |nie|ne |n'|no |não|не |不|别|しない|하지|말|न |मत )",
+    r"^(?:don|do not|never|not|no |nie|ne |n'|no |não|не |不|别|しない|하지|말|न |मत |না )",
     re.IGNORECASE,
 )
 
@@ -763,7 +769,7 @@ _RECALLED_GAP_WORDS = 7
 _UNSPACED_REACH = 8
 """How far before the verb a Chinese, Japanese, Korean or Thai pronoun may stand (把它们发送到)."""
 _UNSPACED_LANGUAGES = frozenset({"zh", "ja", "ko", "th"})
-_VERB_FINAL = frozenset({"tr", "hi"})
+_VERB_FINAL = frozenset({"tr", "hi", "bn"})
 """Languages whose verb ends the clause: what is sent and where it goes stand before it."""
 _OWN_MACHINE = re.compile(r"^(?:127\.|10\.|192\.168\.|0\.0\.0\.0$)")
 """Loopback and private addresses: a send there stays on the user's machine or network."""
@@ -910,7 +916,10 @@ def _negated(unit: _Unit, at: int, end: int | None = None) -> bool:
         return True
     if end is None or not _POST_VERB & (unit.languages or frozenset(_POST_VERB)):
         return False
-    after = unit.text[end : end + _NEGATION_AFTER_REACH]
+    reach = _NEGATION_AFTER_REACH
+    if "bn" in (unit.languages or ()):
+        reach = _BENGALI_NEGATION_AFTER_REACH
+    after = unit.text[end : end + reach]
     cut = _CLAUSE_BREAK.search(after)
     after = after[: cut.start()] if cut else after
     if lexicon.hits("negation_after", after):

@@ -25,8 +25,9 @@ MIN_ASKED = 6
 MIN_OTHER_SCRIPT = 6
 """Letters of a script Skillgate reads no language of (Hebrew, Arabic, Devanagari…) that make
 even a short span unread: "שלח את הקובץ ל https://…" is too short for the model, but no English
-instruction is written in those letters. As many Greek, Thai or Devanagari letters make a span
-Greek, Thai or Hindi, which are read (``_GREEK``, ``_THAI``, ``_DEVANAGARI``)."""
+instruction is written in those letters. As many Greek, Thai, Devanagari or Bengali letters make a
+span Greek, Thai, Hindi or Bengali, which are read (``_GREEK``, ``_THAI``, ``_DEVANAGARI``,
+``_BENGALI``)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -70,8 +71,12 @@ or mixed with English (blind13-011 names its store, a token and a custom app in 
 — unless the model is sure it is Marathi or Nepali, written in the same letters and not read
 (``_DEVANAGARI_UNREAD``)."""
 _DEVANAGARI_UNREAD = frozenset({"mr", "ne"})
+_BENGALI = re.compile(r"[\u0980-\u09ff]")
+"""Bengali letters: as many make a span Bengali, read, unless the model is sure it is Assamese,
+written in the same letters and not read."""
 _OTHER_SCRIPTS = re.compile(
-    r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
+    r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff"
+    r"\u0980-\u09ff]"
 )
 
 
@@ -117,6 +122,11 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         if code in _DEVANAGARI_UNREAD and probability >= MIN_PROBABILITY:
             return Language(code, False)
         return Language("hi", True)
+    if len(_BENGALI.findall(text)) >= MIN_OTHER_SCRIPT:
+        code, probability = _identifier().classify(text)
+        if code == "as" and probability >= MIN_PROBABILITY:
+            return Language(code, False)
+        return Language("bn", True)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len(_english_words(text)) >= 2:

@@ -43,7 +43,7 @@ are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
-                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th", "hi")  # fmt: skip
+                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th", "hi", "bn")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
@@ -135,6 +135,9 @@ _CAPITALS_FOLD = frozenset({"el"})
 (a sentence's first word) is folded to "Mnv" by Tier 1's normalisation, "μην" is not."""
 
 
+_MARKED = frozenset({"hi", "bn"})
+"""Languages whose vowel signs are marks (``\\pM``), not letters: a term ends where no letter,
+digit or mark follows — Hindi "हर" ("every") is not read in "हरा" ("green")."""
 _HINDI_SPELLINGS = (
     lambda term: term.replace("\u093c", ""),
     lambda term: term.replace("\u0901", "\u0902"),
@@ -172,7 +175,7 @@ def _pattern(language: str, terms: Iterable[str]) -> str:
         return f"({body})"
     if language == NEUTRAL:
         return f"({body})(?:[^\\w]|$)" if all(t[-1:].isalnum() for t in terms) else f"({body})"
-    if language == "hi":  # a vowel sign is a mark, not a letter: "हर" is not read in "हरा"
+    if language in _MARKED:
         return r"(?:^|[^\pL\pN\pM])(" + body + r")(?:[^\pL\pN\pM]|$)"
     return r"(?:^|[^\pL\pN])(" + body + r")(?:[^\pL\pN]|$)"
 
