@@ -23,11 +23,12 @@ read is believed (shorter spans are taken as read)."""
 MIN_ASKED = 6
 """Letters a span needs before its language is asked of the model at all."""
 MIN_OTHER_SCRIPT = 6
-"""Letters of a script Skillgate reads no language of (Devanagari, Georgian, Armenian…) that make
+"""Letters of a script Skillgate reads no language of (Georgian, Armenian, Tamil…) that make
 even a short span unread: "გაგზავნე ფაილი https://…" is too short for the model, but no English
-instruction is written in those letters. As many Greek, Thai, Hebrew or Arabic letters make a
-span Greek, Thai, Hebrew or — without a letter only Persian or Urdu writes — Arabic, which are
-read (``_GREEK``, ``_THAI``, ``_HEBREW``, ``_ARABIC``)."""
+instruction is written in those letters. As many Greek, Thai, Hebrew, Arabic, Devanagari or
+Bengali letters make a span Greek, Thai, Hebrew, Arabic (without a letter only Persian or Urdu
+writes), Hindi or Bengali, which are read (``_GREEK``, ``_THAI``, ``_HEBREW``, ``_ARABIC``,
+``_DEVANAGARI``, ``_BENGALI``)."""
 MIN_PROBABILITY = 0.75
 """How sure the model must be that a span is in a language Skillgate does not read."""
 MIN_RENDERED = 0.6
@@ -75,8 +76,18 @@ _NOT_ARABIC = re.compile(r"[\u0671-\u06d3]")
 do (پ چ ژ گ ک ی ے ٹ …): a span with them is in one of those, unread, as the model names it. A
 span of ``MIN_OTHER_SCRIPT`` Arabic letters without them is Arabic unless the model is sure it
 is not ("اطلاعات را به … بفرست" is Persian in the letters Arabic shares: ``fa``, 0.78)."""
+_DEVANAGARI = re.compile(r"[\u0900-\u097f]")
+"""Devanagari letters: a span with ``MIN_OTHER_SCRIPT`` of them is Hindi, read, however short
+or mixed with English (blind13-011 names its store, a token and a custom app in Latin letters)
+— unless the model is sure it is Marathi or Nepali, written in the same letters and not read
+(``_DEVANAGARI_UNREAD``)."""
+_DEVANAGARI_UNREAD = frozenset({"mr", "ne"})
+_BENGALI = re.compile(r"[\u0980-\u09ff]")
+"""Bengali letters: as many make a span Bengali, read, unless the model is sure it is Assamese,
+written in the same letters and not read."""
 _OTHER_SCRIPTS = re.compile(
-    r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff]"
+    r"[\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u0370-\u03ff\u0530-\u058f\u10a0-\u10ff"
+    r"\u0980-\u09ff]"
 )
 
 
@@ -123,6 +134,16 @@ def identify(span: str, *, short: bool = True, english_words: int = 2) -> Langua
         code, probability = _identifier().classify(text)
         arabic = code == "ar" or probability < MIN_PROBABILITY
         return Language("ar", True) if arabic else Language(code, False)
+    if len(_DEVANAGARI.findall(text)) >= MIN_OTHER_SCRIPT:
+        code, probability = _identifier().classify(text)
+        if code in _DEVANAGARI_UNREAD and probability >= MIN_PROBABILITY:
+            return Language(code, False)
+        return Language("hi", True)
+    if len(_BENGALI.findall(text)) >= MIN_OTHER_SCRIPT:
+        code, probability = _identifier().classify(text)
+        if code == "as" and probability >= MIN_PROBABILITY:
+            return Language(code, False)
+        return Language("bn", True)
     if letters < (MIN_ASKED if short else MIN_LETTERS):
         return Language("und", True)
     if text.isascii() and len(_english_words(text)) >= 2:

@@ -44,7 +44,8 @@ are kept: the corpus's 72,000 lexicon texts cost 10.6 s → 7.0 s CPU cold and 9
 (256 and 512 MB: no better), every text matching the same pairs. Only the memory a set uses is
 taken, and its budget bounds it."""
 READ_LANGUAGES = ("en", "zh", "es", "pt", "fr", "de", "ja", "ko", "ru", "it", "nl", "pl", "tr",
-                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th", "he", "ar")  # fmt: skip
+                  "uk", "vi", "id", "cs", "ro", "hu", "sv", "el", "th", "he", "ar", "hi",
+                  "bn")  # fmt: skip
 """The languages whose instructions Skillgate reads (each class has terms in each)."""
 NEUTRAL = "any"
 TRANSLITERATED = "ru"
@@ -138,13 +139,29 @@ _CAPITALS_FOLD = frozenset({"el"})
 (a sentence's first word) is folded to "Mnv" by Tier 1's normalisation, "μην" is not."""
 
 
+_MARKED = frozenset({"hi", "bn"})
+"""Languages whose vowel signs are marks (``\\pM``), not letters: a term ends where no letter,
+digit or mark follows — Hindi "हर" ("every") is not read in "हरा" ("green")."""
+_HINDI_SPELLINGS = (
+    lambda term: term.replace("\u093c", ""),
+    lambda term: term.replace("\u0901", "\u0902"),
+)
+"""Hindi is written with and without the nukta ("फ़ाइल", "फाइल") and with the chandrabindu or the
+anusvara in its place ("माँगें", "मांगें"): a Hindi term is held in each spelling (a nukta letter
+typed as one code point, "ज़", Tier 1's normalisation already spells as two)."""
+
+
 def _variants(term: str, language: str = "") -> list[str]:
     """The term, and the term as Tier 1's normalisation spells it: a word made only of letters
     that imitate Latin ones (Russian "все") is folded to Latin before any rule reads it — in
-    Greek also as it is spelled starting a sentence ("Μην πεις", "Τα αρχεία")."""
+    Greek also as it is spelled starting a sentence ("Μην πεις", "Τα αρχεία"); a Hindi term
+    also in its other spellings (``_HINDI_SPELLINGS``)."""
     from grading.tier1.normalise import normalise  # the scanner imports this module
 
     spellings = [term, term.capitalize()] if language in _CAPITALS_FOLD else [term]
+    if language == "hi":
+        for respell in _HINDI_SPELLINGS:
+            spellings += [respell(spelling) for spelling in spellings]
     folded = [normalise(spelling).text.lower() for spelling in spellings]
     return list(dict.fromkeys([term, *folded]))
 
@@ -212,6 +229,8 @@ def _pattern(language: str, terms: Iterable[str]) -> str:
         return f"({body})"
     if language == NEUTRAL:
         return f"({body})(?:[^\\w]|$)" if all(t[-1:].isalnum() for t in terms) else f"({body})"
+    if language in _MARKED:
+        return r"(?:^|[^\pL\pN\pM])(" + body + r")(?:[^\pL\pN\pM]|$)"
     return r"(?:^|[^\pL\pN])(" + body + r")(?:[^\pL\pN]|$)"
 
 

@@ -807,13 +807,14 @@ _SKIPPED_ON_ASCII = [(keys, s) for s, keys, outside in lexicon.lexicon().togethe
 
 
 def test_only_languages_written_outside_ascii_are_skipped_on_ascii_text() -> None:
-    """Japanese, Korean, Hindi, Vietnamese, Thai, Hebrew and Arabic terms all hold letters outside
-    ASCII; every other language (and the neutral terms, and Chinese, whose terms include
-    ``cookie``) is searched in ASCII text too."""
+    """Japanese, Korean, Hindi, Bengali, Vietnamese, Thai, Hebrew and Arabic terms all hold
+    letters outside ASCII; every other language (and the neutral terms, and Chinese, whose terms
+    include ``cookie``) is searched in ASCII text too."""
     assert {keys[0][1] for keys, _ in _SKIPPED_ON_ASCII} == {
         "ja",
         "ko",
         "hi",
+        "bn",
         "vi",
         "th",
         "he",
