@@ -5,8 +5,8 @@ systemd unit's ``Exec…=`` lines, a tox environment's ``commands``, a crontab's
 as the ``curl`` it is), a Maven ``exec`` plugin's or an Ant ``<exec>``'s program and arguments,
 a CMake ``execute_process``/``add_custom_command`` ``COMMAND``, a Windows scheduled task's
 ``<Exec>``, a CI pipeline's or a task runner's steps (GitLab CI ``script``, Buildkite
-``command``, Taskfile ``cmds``, a Jenkinsfile's ``sh``/``bat``/``powershell``), an XDG
-autostart entry's ``Exec=`` (run at every login). The skill
+``command``, a go-task or mise task as ``tasks`` reads it, a Jenkinsfile's
+``sh``/``bat``/``powershell``), an XDG autostart entry's ``Exec=`` (run at every login). The skill
 ships the file and tells the agent to install or apply it; from then on the commands run
 without anyone reading them, so they are read as the shell they are
 (``scanner._analyse_runner_commands``). Each tool's own spelling of the user's home
@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 
 from grading import linear
+from grading.tier1 import tasks
 
 _UNIT_EXEC = linear.compile(
     r"(?m)^[ \t]*Exec(?:Start|StartPre|StartPost|Stop|StopPost|Reload|Condition)[ \t]*=[ \t]*"
@@ -85,7 +86,7 @@ _STEP_KEY = re.compile(
 _PIPELINE = re.compile(
     r"(?m)^[ \t]*(?:-[ \t]+)?(?:stages|steps|tasks|jobs|image|script|before_script)[ \t]*:"
 )
-"""A CI pipeline or a task runner's file: GitLab CI, Buildkite, Taskfile, Drone, Woodpecker."""
+"""A CI pipeline's file: GitLab CI, Buildkite, Drone, Woodpecker."""
 _TASK_ITEM = re.compile(r"^(?:cmd|command|script)[ \t]*:[ \t]*")
 _GROOVY_STEP = re.compile(
     r"\b(?:sh|bat|powershell|pwsh)\s*\(?\s*(?:script\s*:\s*)?"
@@ -108,6 +109,9 @@ def commands(path: str, text: str) -> Iterator[tuple[int, str]]:
 
 
 def _all(path: str, text: str) -> Iterator[tuple[int, str]]:
+    if tasks.is_task_file(path):  # go-task and mise: read by their own reader, blocks whole
+        yield from tasks.commands(path, text)
+        return
     lowered = path.lower()
     if "[Service]" in text:  # systemd's specifiers: %h the user's home, %u the user's name
         for match in _UNIT_EXEC.finditer(text):

@@ -1623,9 +1623,9 @@ def _analyse_package_scripts(file: _File, context: ScanContext) -> None:
 def _analyse_runner_commands(file: _File, context: ScanContext) -> None:
     """The commands a runner executes from a configuration the skill ships (``runners``): a
     systemd unit, a tox environment, a crontab, a container's command in a manifest, an Ansible
-    task, a Maven or Ant exec, a CMake command, a scheduled task (its ``powershell -Command``
-    script read by the PowerShell reader). Installed
-    or applied, they run unattended, so they are code that runs, read as shell, whatever role
+    task, a Maven or Ant exec, a CMake command, a CI step, a go-task or mise task, a scheduled
+    task (its ``powershell -Command`` script read by the PowerShell reader). Installed or
+    applied, they run unattended, so they are code that runs, read as shell, whatever role
     the instructions give the file (``kubectl apply -f`` makes a manifest one they follow)."""
     if is_markdown(file.path):
         return
@@ -1869,14 +1869,13 @@ def _read_iam_grants(file: _File, context: ScanContext) -> None:
 
 def _analyse_task_commands(file: _File, context: ScanContext) -> None:
     """The commands of a task runner's file the skill ships (``tasks``): ``task NAME`` or
-    ``mise run NAME`` runs them, so they are code that runs, read as shell — rules, and the
-    program analysis — each block whole, so a condition is read with what it guards."""
+    ``mise run NAME`` runs them, so they are code that runs, read as shell by the rules here,
+    each block whole, so a condition is read with what it guards (the program analysis reads
+    them with every runner's commands: ``_analyse_runner_commands``)."""
     for offset, command in tasks.commands(file.path, file.normalised.text):
         if not context.spend(file.path, len(command)):
             return
         _rescan(file, command, file.locate(offset), "a task runner's command", context)
-        found = shell_programs.blocks(command, ((0, len(command)),))
-        _report_recovered(file, offset, command, SHIPPED_CODE, found, context)
 
 
 def _analyse_git_aliases(file: _File, context: ScanContext) -> None:
