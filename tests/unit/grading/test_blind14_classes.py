@@ -210,11 +210,15 @@ def test_checksum_verification_turned_off_is_read(text: str) -> None:
     assert sources.integrity_off(text)
 
 
-def test_a_vendor_index_alone_stays_a_capability_a_person_may_read() -> None:
+def test_a_vendor_index_in_the_users_package_config_goes_to_a_person_not_to_rejection() -> None:
+    """An extra index in the pip configuration the user installs is how dependency confusion
+    starts: a capability a person checks (``config.package-index``), not a hijack."""
     files = {
         "SKILL.md": "---\nname: gpu\ndescription: GPU wheels.\n---\n\nCopy `pip.conf` to"
         " `~/.config/pip/`.\n",
         "pip.conf": "[global]\nextra-index-url = https://wheels.gpu-vendor.com/simple\n",
     }
-    assert decide(files).outcome == "auto_approve"
-    assert "program.package-source-elsewhere" in {f.rule_id for f in tier1.scan(files).findings}
+    assert decide(files).outcome == "review"
+    found = {f.rule_id for f in tier1.scan(files).findings}
+    assert {"program.package-source-elsewhere", "config.package-index"} <= found
+    assert "program.package-source-hijack" not in found
