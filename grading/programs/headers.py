@@ -28,19 +28,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_NGINX = re.compile(
+from grading import linear
+
+_NGINX = linear.compile(
     r"(?im)^[ \t]*add_header[ \t]+([\w-]{1,80})[ \t]+(\"[^\"\n]*\"|'[^'\n]*'|[^\s;]+)"
 )
-_APACHE = re.compile(
+_APACHE = linear.compile(
     r"(?im)^[ \t]*Header[ \t]+(?:always[ \t]+)?(?:set|add|merge)[ \t]+([\w-]{1,80})[ \t]+"
     r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s]+)"
 )
-_REMOVED = re.compile(
+_REMOVED = linear.compile(
     r"(?im)^[ \t]*(?:Header[ \t]+(?:always[ \t]+)?unset|proxy_hide_header|more_clear_headers)"
     r"[ \t]+[\"']?(strict-transport-security|content-security-policy|x-frame-options"
     r"|x-content-type-options)\b"
 )
-_REGO_ALLOW_ALL = re.compile(
+_REGO_ALLOW_ALL = linear.compile(
     r"(?m)^[ \t]*(?:default[ \t]+allow[ \t]*:?=[ \t]*true\b"
     r"|allow[ \t]+(?:if[ \t]+)?(?:\{[ \t]*true[ \t]*\}|true\b))"
 )

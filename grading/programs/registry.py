@@ -127,10 +127,13 @@ def writes(text: str, *, reg_file: bool) -> Iterator[Write]:
             for value in _VALUE.finditer(text, section.end(), end):
                 yield Write(value.start(), section.group(2), value.group(1), value.group(2))
         return
-    for match in _REG_ADD.finditer(text):
+    lowered = text.lower()  # each spelling's own word first: most texts hold none of them
+    for match in _REG_ADD.finditer(text) if "reg" in lowered and "add" in lowered else ():
         yield Write(match.start(), match.group(1), match.group(2), match.group(3))
-    for match in _SET_PROPERTY.finditer(text):
+    for match in _SET_PROPERTY.finditer(text) if "itemproperty" in lowered else ():
         yield Write(match.start(), match.group(1), match.group(2), match.group(3))
+    if "registry" not in lowered:
+        return
     for match in _DOTNET_SET.finditer(text):
         yield Write(match.start(), match.group(1), match.group(2), match.group(3))
     for match in _DOTNET_SUBKEY.finditer(text):

@@ -26,14 +26,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from grading import linear
+
 _URL = r"[\"']?((?:https?|git|ssh|sparse\+https?)://[^\s\"'`,;)}\]\\]{1,200}|git@[\w.-]{1,200}:)"
-_SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("npm registry", re.compile(r"(?im)^[ \t]*(?:@[\w.-]+:)?registry[ \t]*=[ \t]*" + _URL)),
-    ("npm registry", re.compile(r"(?i)\s--registry[= ]" + _URL)),
-    ("Yarn npmRegistryServer", re.compile(r"(?i)\bnpmRegistryServer[\"']?\s*:\s*" + _URL)),
+_SETTINGS: tuple[tuple[str, linear.LinearPattern], ...] = (
+    ("npm registry", linear.compile(r"(?im)^[ \t]*(?:@[\w.-]+:)?registry[ \t]*=[ \t]*" + _URL)),
+    ("npm registry", linear.compile(r"(?i)\s--registry[= ]" + _URL)),
+    ("Yarn npmRegistryServer", linear.compile(r"(?i)\bnpmRegistryServer[\"']?\s*:\s*" + _URL)),
     (
         "Python package index",
-        re.compile(
+        linear.compile(
             r"(?i)(?:^|[\s\"'])(?:--)?(?:extra-)?index-url(?:[ \t]*=[ \t]*|[ \t]+)"
             + _URL
             + r"|\b(?:PIP_(?:EXTRA_)?INDEX_URL|UV_(?:EXTRA_)?INDEX_URL|UV_DEFAULT_INDEX)\s*=\s*"
@@ -42,7 +44,7 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "Python package index",
-        re.compile(
+        linear.compile(
             r"(?im)^[ \t]*default-index[ \t]*=[ \t]*"
             + _URL
             + r"|^\[\[(?:tool\.uv\.index|tool\.poetry\.source|index)\]\](?:\n[^\n\[]*){0,6}?"
@@ -50,23 +52,23 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
             + _URL
         ),
     ),
-    ("Poetry source", re.compile(r"(?i)\bpoetry\s+source\s+add\s+[\w.-]+\s+" + _URL)),
-    ("RubyGems source", re.compile(r"(?im)^[ \t]*source[ \t(]+" + _URL)),
-    ("RubyGems source", re.compile(r"(?i)\bgem\s+sources\s+(?:--add|-a)\s+" + _URL)),
-    ("GOPROXY", re.compile(r"(?i)\bGOPROXY[\"']?\s*[=:]\s*" + _URL)),
+    ("Poetry source", linear.compile(r"(?i)\bpoetry\s+source\s+add\s+[\w.-]+\s+" + _URL)),
+    ("RubyGems source", linear.compile(r"(?im)^[ \t]*source[ \t(]+" + _URL)),
+    ("RubyGems source", linear.compile(r"(?i)\bgem\s+sources\s+(?:--add|-a)\s+" + _URL)),
+    ("GOPROXY", linear.compile(r"(?i)\bGOPROXY[\"']?\s*[=:]\s*" + _URL)),
     (
         "Cargo registry",
-        re.compile(
+        linear.compile(
             r"(?im)^\[(?:registries|source)\.[\w\"'.-]+\](?:\n[^\n\[]*){0,6}?"
             + r"\n[ \t]*(?:index|registry)[ \t]*=[ \t]*"
             + _URL
         ),
     ),
-    ("git insteadOf", re.compile(r"(?i)\burl\.[\"']?" + _URL + r"[\"']?\.insteadOf\b")),
-    ("git insteadOf", re.compile(r"(?i)\[url\s+\"" + _URL + r"\"\]\s*\n\s*insteadOf\b")),
+    ("git insteadOf", linear.compile(r"(?i)\burl\.[\"']?" + _URL + r"[\"']?\.insteadOf\b")),
+    ("git insteadOf", linear.compile(r"(?i)\[url\s+\"" + _URL + r"\"\]\s*\n\s*insteadOf\b")),
 )
 """Each source setting and the pattern whose first group is the URL it sets."""
-_GO_REPLACE = re.compile(
+_GO_REPLACE = linear.compile(
     r"(?m)^[ \t]*(?:replace[ \t]+)?[\w.-]+\.[a-z]{2,}/[\w./-]+(?:[ \t]+v[\w.+-]+)?[ \t]+=>[ \t]+"
     r"((?:[\w-]+\.)+[a-z]{2,})/[\w./-]+[ \t]+v"
 )
@@ -103,7 +105,7 @@ _USERS_OWN = re.compile(
 """The user's own mirror: a private address, a placeholder or an example."""
 _HOST = re.compile(r"^(?:[a-z+]+://)?(?:[^/@\s]{1,100}@)?([^/:?#\s]{1,253})", re.IGNORECASE)
 
-_INTEGRITY_OFF = re.compile(
+_INTEGRITY_OFF = linear.compile(
     r"(?i)\bGONOSUMDB\s*[=:]\s*[\"']?\*|\bGONOSUMCHECK\s*[=:]\s*[\"']?1\b|\bGOSUMDB\s*[=:]\s*[\"']?off\b"
     r"|\bGOFLAGS\s*[=:]\s*[\"']?[^\n\"']{0,60}-insecure\b|\bGOINSECURE\s*[=:]\s*[\"']?[\w*.]"
     r"|\bchecksumBehavior[\"']?\s*:\s*[\"']?(?:ignore|update)\b"
