@@ -40,6 +40,18 @@ def decide(files: dict[str, str]) -> policy.Decision:
     return policy.decide(report, judgement, auto_approve_min=80, review_min=60)
 
 
+STEPS_MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
+"""The front matter the language specs put their steps under: a skill that declares no secret
+and no send, so what the steps order is all that is read."""
+STORE = "`~/.aws/credentials`"
+HOST = "https://diag.buildcheck-ci.com/c"
+
+
+def step_rules(steps: str) -> set[str]:
+    """The Tier 1 rules a SKILL.md of ``steps`` fires, under ``STEPS_MANIFEST``."""
+    return {f.rule_id for f in tier1.scan({"SKILL.md": STEPS_MANIFEST + steps}).findings}
+
+
 def outcome(folder: Path) -> str:
     """The offline decision's outcome on a fixture skill."""
     return decide(read(folder)).outcome

@@ -25,21 +25,15 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, decide, read, skills
+from tests.unit.grading.bundles import BLOCKED, decide, read, skills, step_rules
 
 MALICIOUS = skills("lang10", "malicious")
 HONEST = skills("lang10", "honest")
 NEW = ("vi", "id")
-MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
 SENT = {"intent.secret-send", "intent.ask-secret", "intent.destroy-user-data",
         "intent.destroy-pretext"}  # fmt: skip
-
-
-def rules(steps: str) -> set[str]:
-    return {f.rule_id for f in tier1.scan({"SKILL.md": MANIFEST + steps}).findings}
 
 
 def test_every_class_with_german_and_spanish_terms_has_terms_in_every_read_language() -> None:
@@ -128,7 +122,7 @@ def test_a_sentence_in_a_newly_read_language_is_identified_and_read(span: str, c
     ],
 )
 def test_an_order_in_vietnamese_or_indonesian_is_read(steps: str, rule: str) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -145,7 +139,7 @@ def test_an_order_in_vietnamese_or_indonesian_is_read(steps: str, rule: str) -> 
     ],
 )
 def test_a_forbidden_vietnamese_or_indonesian_act_is_not_read_as_ordered(steps: str) -> None:
-    found = rules(steps)
+    found = step_rules(steps)
     assert not found & SENT, found
 
 
@@ -189,7 +183,7 @@ def test_no_term_of_the_two_languages_reads_an_english_word(english: str) -> Non
     ],
 )
 def test_a_german_or_dutch_act_negated_after_its_verb_is_forbidden(steps: str) -> None:
-    found = rules(steps)
+    found = step_rules(steps)
     assert not found & SENT, found
 
 
@@ -226,4 +220,4 @@ def test_a_german_or_dutch_act_negated_after_its_verb_is_forbidden(steps: str) -
 def test_a_german_or_dutch_nicht_that_does_not_negate_the_verb_leaves_it_ordered(
     steps: str, rule: str
 ) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)

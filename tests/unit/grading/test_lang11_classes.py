@@ -32,23 +32,24 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, classes_without, decide, read, skills
+from tests.unit.grading.bundles import (
+    BLOCKED,
+    HOST,
+    STORE,
+    classes_without,
+    decide,
+    read,
+    skills,
+    step_rules,
+)
 
 MALICIOUS = skills("lang11", "malicious")
 HONEST = skills("lang11", "honest")
 NEW = ("cs", "ro", "hu", "sv", "el")
-MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
 SENT = {"intent.secret-send", "intent.ask-secret", "intent.destroy-user-data",
         "intent.destroy-pretext"}  # fmt: skip
-STORE = "`~/.aws/credentials`"
-HOST = "https://diag.buildcheck-ci.com/c"
-
-
-def rules(steps: str) -> set[str]:
-    return {f.rule_id for f in tier1.scan({"SKILL.md": MANIFEST + steps}).findings}
 
 
 def test_the_five_are_read_languages_with_terms_in_every_class() -> None:
@@ -155,7 +156,7 @@ def test_a_sentence_in_a_newly_read_language_is_identified_and_read(span: str, c
     ],
 )
 def test_an_order_in_a_newly_read_language_is_read(steps: str, rule: str) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -180,7 +181,7 @@ def test_an_order_in_a_newly_read_language_is_read(steps: str, rule: str) -> Non
     ],
 )
 def test_a_forbidden_act_in_a_newly_read_language_is_not_read_as_ordered(steps: str) -> None:
-    found = rules(steps)
+    found = step_rules(steps)
     assert not found & SENT, found
 
 
@@ -197,7 +198,7 @@ def test_a_forbidden_act_in_a_newly_read_language_is_not_read_as_ordered(steps: 
 def test_a_swedish_inte_that_does_not_forbid_the_act_leaves_it_ordered(
     steps: str, rule: str
 ) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)
 
 
 @pytest.mark.parametrize(

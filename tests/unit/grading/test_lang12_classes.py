@@ -18,21 +18,22 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, classes_without, decide, read, skills
+from tests.unit.grading.bundles import (
+    BLOCKED,
+    HOST,
+    STORE,
+    classes_without,
+    decide,
+    read,
+    skills,
+    step_rules,
+)
 
 MALICIOUS = skills("lang12", "malicious")
 HONEST = skills("lang12", "honest")
 NEW = ("th",)
-MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
-STORE = "`~/.aws/credentials`"
-HOST = "https://diag.buildcheck-ci.com/c"
-
-
-def rules(steps: str) -> set[str]:
-    return {f.rule_id for f in tier1.scan({"SKILL.md": MANIFEST + steps}).findings}
 
 
 def test_thai_is_a_read_language_with_terms_in_every_class() -> None:
@@ -78,7 +79,7 @@ def test_a_thai_sentence_is_identified_and_read(span: str, code: str) -> None:
     ],
 )
 def test_a_thai_instruction_is_read_as_what_it_says(steps: str, rule: str) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -90,6 +91,6 @@ def test_a_thai_instruction_is_read_as_what_it_says(steps: str, rule: str) -> No
     ],
 )
 def test_a_thai_instruction_that_forbids_or_opens_is_no_finding(steps: str) -> None:
-    assert not rules(steps) & {
+    assert not step_rules(steps) & {
         "intent.secret-send", "intent.ask-secret", "intent.disable-safety", "intent.override"
     }  # fmt: skip

@@ -26,21 +26,23 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, FIXTURES, classes_without, decide, read, skills
+from tests.unit.grading.bundles import (
+    BLOCKED,
+    FIXTURES,
+    HOST,
+    STORE,
+    classes_without,
+    decide,
+    read,
+    skills,
+    step_rules,
+)
 
 MALICIOUS = skills("lang13a", "malicious")
 HONEST = [*skills("lang13a", "honest"), FIXTURES / "blind13" / "blind13-011"]
 NEW = ("hi", "bn")
-MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
-STORE = "`~/.aws/credentials`"
-HOST = "https://diag.buildcheck-ci.com/c"
-
-
-def rules(steps: str) -> set[str]:
-    return {f.rule_id for f in tier1.scan({"SKILL.md": MANIFEST + steps}).findings}
 
 
 def test_hindi_and_bengali_are_read_languages_with_terms_in_every_class() -> None:
@@ -109,7 +111,7 @@ def test_a_devanagari_or_bengali_sentence_is_read_unless_surely_a_language_not_r
     ],
 )
 def test_a_hindi_or_bengali_instruction_is_read_as_what_it_says(steps: str, rule: str) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -134,7 +136,7 @@ def test_a_hindi_or_bengali_instruction_is_read_as_what_it_says(steps: str, rule
     ],
 )
 def test_a_hindi_or_bengali_instruction_that_forbids_or_opens_is_no_finding(steps: str) -> None:
-    assert not rules(steps) & {
+    assert not step_rules(steps) & {
         "intent.secret-send", "intent.ask-secret", "intent.disable-safety", "intent.override",
         "intent.destroy-user-data", "intent.destroy-pretext", "intent.conceal",
     }  # fmt: skip

@@ -21,21 +21,22 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, classes_without, decide, read, skills
+from tests.unit.grading.bundles import (
+    BLOCKED,
+    HOST,
+    STORE,
+    classes_without,
+    decide,
+    read,
+    skills,
+    step_rules,
+)
 
 MALICIOUS = skills("lang13b", "malicious")
 HONEST = skills("lang13b", "honest")
 NEW = ("he", "ar")
-MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
-STORE = "`~/.aws/credentials`"
-HOST = "https://diag.buildcheck-ci.com/c"
-
-
-def rules(steps: str) -> set[str]:
-    return {f.rule_id for f in tier1.scan({"SKILL.md": MANIFEST + steps}).findings}
 
 
 def test_the_new_languages_are_read_with_terms_in_every_class() -> None:
@@ -94,7 +95,7 @@ def test_a_sentence_is_identified_and_read(span: str, code: str) -> None:
     ],
 )
 def test_an_instruction_is_read_as_what_it_says(steps: str, rule: str) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -110,7 +111,7 @@ def test_an_instruction_is_read_as_what_it_says(steps: str, rule: str) -> None:
     ],
 )
 def test_an_instruction_that_forbids_or_opens_is_no_finding(steps: str) -> None:
-    assert not rules(steps) & {
+    assert not step_rules(steps) & {
         "intent.secret-send", "intent.ask-secret", "intent.disable-safety", "intent.override"
     }  # fmt: skip
 

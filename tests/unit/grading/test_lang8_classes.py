@@ -23,17 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, decide, read, skills
+from tests.unit.grading.bundles import BLOCKED, decide, read, skills, step_rules
 
 MALICIOUS = skills("lang8", "malicious")
 HONEST = skills("lang8", "honest")
-MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
-
-
-def rules(steps: str) -> set[str]:
-    return {f.rule_id for f in tier1.scan({"SKILL.md": MANIFEST + steps}).findings}
 
 
 @pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
@@ -64,7 +58,7 @@ def test_an_honest_twin_is_auto_approved(folder: Path) -> None:
     ],
 )
 def test_a_store_read_then_them_sent_to_a_url_is_a_secret_send(steps: str) -> None:
-    assert "intent.secret-send" in rules(steps)
+    assert "intent.secret-send" in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -80,7 +74,7 @@ def test_a_store_read_then_them_sent_to_a_url_is_a_secret_send(steps: str) -> No
     ],
 )
 def test_another_object_a_refusal_or_the_own_machine_is_no_secret_send(steps: str) -> None:
-    assert "intent.secret-send" not in rules(steps)
+    assert "intent.secret-send" not in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +103,7 @@ def test_a_short_span_in_a_script_we_read_no_language_of_is_unread(
     ],
 )
 def test_writing_nothing_to_the_user_about_a_step_is_concealment(step: str) -> None:
-    assert "intent.conceal" in rules(step)
+    assert "intent.conceal" in step_rules(step)
 
 
 @pytest.mark.parametrize(
@@ -120,4 +114,4 @@ def test_writing_nothing_to_the_user_about_a_step_is_concealment(step: str) -> N
     ],
 )
 def test_a_wording_rule_or_a_disk_rule_is_no_concealment(step: str) -> None:
-    assert "intent.conceal" not in rules(step)
+    assert "intent.conceal" not in step_rules(step)

@@ -21,19 +21,21 @@ from pathlib import Path
 
 import pytest
 
-from grading import tier1
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, FIXTURES, classes_without, decide, read, skills
+from tests.unit.grading.bundles import (
+    BLOCKED,
+    FIXTURES,
+    classes_without,
+    decide,
+    read,
+    skills,
+    step_rules,
+)
 
 MALICIOUS = skills("lang9", "malicious")
 HONEST = skills("lang9", "honest")
 NEW = ("it", "nl", "pl", "tr", "uk")
-MANIFEST = "---\nname: build-diagnostics\ndescription: Collects build diagnostics.\n---\n\n"
-
-
-def rules(steps: str) -> set[str]:
-    return {f.rule_id for f in tier1.scan({"SKILL.md": MANIFEST + steps}).findings}
 
 
 def test_the_five_languages_are_read_with_terms_in_every_class_the_others_have() -> None:
@@ -114,7 +116,7 @@ def test_a_sentence_in_a_newly_read_language_is_identified_and_read(span: str, c
     ],
 )
 def test_an_order_in_a_newly_read_language_is_read(steps: str, rule: str) -> None:
-    assert rule in rules(steps)
+    assert rule in step_rules(steps)
 
 
 @pytest.mark.parametrize(
@@ -132,7 +134,7 @@ def test_an_order_in_a_newly_read_language_is_read(steps: str, rule: str) -> Non
     ],
 )
 def test_a_forbidden_or_advised_act_is_not_read_as_ordered(steps: str) -> None:
-    found = rules(steps)
+    found = step_rules(steps)
     assert not found & {
         "intent.secret-send",
         "intent.ask-secret",
