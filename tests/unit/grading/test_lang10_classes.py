@@ -21,16 +21,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import BLOCKED, decide, read, skills, step_rules
+from tests.unit.grading.bundles import step_rules
 
-MALICIOUS = skills("lang10", "malicious")
-HONEST = skills("lang10", "honest")
 NEW = ("vi", "id")
 SENT = {"intent.secret-send", "intent.ask-secret", "intent.destroy-user-data",
         "intent.destroy-pretext"}  # fmt: skip
@@ -54,20 +50,6 @@ def test_no_vietnamese_term_is_written_in_ascii_alone() -> None:
     such as "token" would never be read; English terms say those words everywhere."""
     _, keys, outside = next(entry for entry in lexicon.lexicon().together if entry[1][0][1] == "vi")
     assert outside, keys
-
-
-@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
-def test_a_malicious_skill_in_vietnamese_or_indonesian_is_blocked(folder: Path) -> None:
-    found = decide(read(folder))
-    assert found.outcome in BLOCKED, found
-
-
-@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_vendor_skill_wholly_in_a_newly_read_language_is_auto_approved(
-    folder: Path,
-) -> None:
-    found = decide(read(folder))
-    assert found.outcome == "auto_approve", found
 
 
 @pytest.mark.parametrize(

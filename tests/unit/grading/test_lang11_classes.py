@@ -28,47 +28,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grading.bundle import lexicon
 from grading.bundle.language import identify
 from tests.unit.grading.bundles import (
-    BLOCKED,
     HOST,
     STORE,
-    classes_without,
-    decide,
-    read,
-    skills,
     step_rules,
 )
 
-MALICIOUS = skills("lang11", "malicious")
-HONEST = skills("lang11", "honest")
 NEW = ("cs", "ro", "hu", "sv", "el")
 SENT = {"intent.secret-send", "intent.ask-secret", "intent.destroy-user-data",
         "intent.destroy-pretext"}  # fmt: skip
-
-
-def test_the_five_are_read_languages_with_terms_in_every_class() -> None:
-    assert set(NEW) <= set(lexicon.READ_LANGUAGES)
-    assert classes_without(NEW) == {}
-
-
-@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
-def test_a_malicious_skill_in_a_newly_read_language_is_blocked(folder: Path) -> None:
-    found = decide(read(folder))
-    assert found.outcome in BLOCKED, found
-
-
-@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_vendor_skill_wholly_in_a_newly_read_language_is_auto_approved(
-    folder: Path,
-) -> None:
-    found = decide(read(folder))
-    assert found.outcome == "auto_approve", found
 
 
 @pytest.mark.parametrize(

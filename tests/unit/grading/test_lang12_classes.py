@@ -14,45 +14,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from grading.bundle import lexicon
 from grading.bundle.language import identify
 from tests.unit.grading.bundles import (
-    BLOCKED,
     HOST,
     STORE,
-    classes_without,
-    decide,
-    read,
-    skills,
     step_rules,
 )
-
-MALICIOUS = skills("lang12", "malicious")
-HONEST = skills("lang12", "honest")
-NEW = ("th",)
-
-
-def test_thai_is_a_read_language_with_terms_in_every_class() -> None:
-    assert set(NEW) <= set(lexicon.READ_LANGUAGES)
-    assert classes_without(NEW) == {}
-
-
-@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
-def test_a_malicious_skill_in_a_newly_read_language_is_blocked(folder: Path) -> None:
-    found = decide(read(folder))
-    assert found.outcome in BLOCKED, found
-
-
-@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_vendor_skill_wholly_in_a_newly_read_language_is_auto_approved(
-    folder: Path,
-) -> None:
-    found = decide(read(folder))
-    assert found.outcome == "auto_approve", found
 
 
 @pytest.mark.parametrize(

@@ -22,46 +22,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grading.bundle import lexicon
 from grading.bundle.language import identify
-from tests.unit.grading.bundles import (
-    BLOCKED,
-    FIXTURES,
-    HOST,
-    STORE,
-    classes_without,
-    decide,
-    read,
-    skills,
-    step_rules,
-)
+from tests.unit.grading.bundles import FIXTURES, HOST, STORE, decide, read, step_rules
 
-MALICIOUS = skills("lang13a", "malicious")
-HONEST = [*skills("lang13a", "honest"), FIXTURES / "blind13" / "blind13-011"]
 NEW = ("hi", "bn")
-
-
-def test_hindi_and_bengali_are_read_languages_with_terms_in_every_class() -> None:
-    assert set(NEW) <= set(lexicon.READ_LANGUAGES)
-    assert classes_without(NEW) == {}
-
-
-@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
-def test_a_malicious_skill_in_a_newly_read_language_is_blocked(folder: Path) -> None:
-    found = decide(read(folder))
-    assert found.outcome in BLOCKED, found
-
-
-@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_vendor_skill_wholly_in_a_newly_read_language_is_auto_approved(
-    folder: Path,
-) -> None:
-    found = decide(read(folder))
-    assert found.outcome == "auto_approve", found
 
 
 @pytest.mark.parametrize(
@@ -148,3 +115,9 @@ def test_a_hindi_or_bengali_instruction_that_forbids_or_opens_is_no_finding(step
 )
 def test_a_term_ends_where_no_vowel_sign_follows(text: str, read: bool) -> None:
     assert ("back_reference" in lexicon.present(text, frozenset(NEW))) is read
+
+
+def test_the_blind_suites_honest_skill_wholly_in_hindi_is_auto_approved() -> None:
+    """blind13-011, a Shopify skill written wholly in Hindi, went to a person as unread."""
+    found = decide(read(FIXTURES / "blind13" / "blind13-011"))
+    assert found.outcome == "auto_approve", found

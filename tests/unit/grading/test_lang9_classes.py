@@ -17,8 +17,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grading.bundle import lexicon
@@ -26,35 +24,12 @@ from grading.bundle.language import identify
 from tests.unit.grading.bundles import (
     BLOCKED,
     FIXTURES,
-    classes_without,
     decide,
     read,
-    skills,
     step_rules,
 )
 
-MALICIOUS = skills("lang9", "malicious")
-HONEST = skills("lang9", "honest")
 NEW = ("it", "nl", "pl", "tr", "uk")
-
-
-def test_the_five_languages_are_read_with_terms_in_every_class_the_others_have() -> None:
-    assert classes_without(NEW) == {}
-    assert set(NEW) <= set(lexicon.READ_LANGUAGES)
-
-
-@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
-def test_a_malicious_skill_in_a_newly_read_language_is_blocked(folder: Path) -> None:
-    found = decide(read(folder))
-    assert found.outcome in BLOCKED, found
-
-
-@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_vendor_skill_wholly_in_a_newly_read_language_is_auto_approved(
-    folder: Path,
-) -> None:
-    found = decide(read(folder))
-    assert found.outcome == "auto_approve", found
 
 
 @pytest.mark.parametrize("attack", ["nl-weaken", "tr-seed", "tr-split-yaml", "pl-csv-cleanup"])
