@@ -1816,18 +1816,23 @@ def _read_registry_writes(file: _File, context: ScanContext) -> None:
     if file.role == "test" or not (reg_file or "reg" in (file.lowered or "")):
         return
     found = registry.weakenings(file.normalised.text, reg_file=reg_file)
+    _report_weakenings(file, [(w.offset, w.detail) for w in found], context)
+
+
+def _report_weakenings(file: _File, found: list[tuple[int, str]], context: ScanContext) -> None:
+    """Each setting that switches a protection off, at its place: a capability a person decides
+    on, or, under a purpose of a fix, a hardening or compliance, a stated purpose the act
+    contradicts (``intent.weaken-pretext``)."""
     if not found:
         return
     said = " ".join((context.purpose, _introductions(file.path, context)))
     kind = "weaken-pretext" if applied.pretext(said) else "weaken-security"
     rule = context.catalogue.rule(_INTENT_RULES[kind])
-    for item in found:
-        line, column = file.locate(item.offset)
+    for offset, detail in found:
+        line, column = file.locate(offset)
         snippet = visible(_window(file.original_line(line), column))
-        label = file.spans.label(item.offset, "code")
-        context.collector.add(
-            rule, file.path, line, column, snippet, f"({item.detail})", span=label
-        )
+        label = file.spans.label(offset, "code")
+        context.collector.add(rule, file.path, line, column, snippet, f"({detail})", span=label)
 
 
 def _read_header_weakenings(file: _File, context: ScanContext) -> None:
@@ -1840,18 +1845,7 @@ def _read_header_weakenings(file: _File, context: ScanContext) -> None:
     if file.role == "test":
         return
     found = headers.weakenings(file.normalised.text)
-    if not found:
-        return
-    said = " ".join((context.purpose, _introductions(file.path, context)))
-    kind = "weaken-pretext" if applied.pretext(said) else "weaken-security"
-    rule = context.catalogue.rule(_INTENT_RULES[kind])
-    for item in found:
-        line, column = file.locate(item.offset)
-        snippet = visible(_window(file.original_line(line), column))
-        label = file.spans.label(item.offset, "code")
-        context.collector.add(
-            rule, file.path, line, column, snippet, f"({item.detail})", span=label
-        )
+    _report_weakenings(file, [(w.offset, w.detail) for w in found], context)
 
 
 def _read_iam_grants(file: _File, context: ScanContext) -> None:
