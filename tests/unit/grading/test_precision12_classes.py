@@ -19,29 +19,9 @@ Classes:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grading import tier1
-from tests.unit.grading.bundles import decide, read, skills
-
-MALICIOUS = skills("precision12", "malicious")
-HONEST = skills("precision12", "honest")
-
-
-@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_vendor_skill_is_auto_approved(folder: Path) -> None:
-    assert decide(read(folder)).outcome == "auto_approve"
-
-
-@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
-def test_its_malicious_twin_is_not(folder: Path) -> None:
-    assert decide(read(folder)).outcome != "auto_approve"
-
-
-def test_every_honest_skill_has_its_twin() -> None:
-    assert [p.name for p in HONEST] == [p.name for p in MALICIOUS]
 
 
 def labels(prose: str, rule: str) -> set[str]:

@@ -27,30 +27,12 @@ finding that made the skill so, so a person opens that line.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grading import tier1
-from tests.unit.grading.bundles import FIXTURES, decide, outcome, skills
+from tests.unit.grading.bundles import FIXTURES, decide
 
 SUITE = FIXTURES / "precision9"
-MALICIOUS = skills("precision9", "malicious")
-HONEST = skills("precision9", "honest")
-
-
-@pytest.mark.parametrize("folder", HONEST, ids=lambda p: p.name)
-def test_an_honest_vendor_skill_is_auto_approved(folder: Path) -> None:
-    assert outcome(folder) == "auto_approve"
-
-
-@pytest.mark.parametrize("folder", MALICIOUS, ids=lambda p: p.name)
-def test_its_malicious_twin_is_not(folder: Path) -> None:
-    assert outcome(folder) != "auto_approve"
-
-
-def test_every_honest_skill_has_its_twin() -> None:
-    assert [p.name for p in HONEST] == [p.name for p in MALICIOUS]
 
 
 def rules(prose: str, **shipped: str) -> set[str]:
